@@ -1,0 +1,158 @@
+/* object.h -- a MIPS o32 ELF object loaded for analysis.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   One struct mips_object holds everything the later passes need to know
+   about one executable or shared object: the raw file image, its
+   sections and segments, the dynamic section, symbols, dynamic
+   relocations and .eh_frame FDE ranges.  The file is identified with
+   BFD; the ELF structures are read from the image directly, with every
+   offset checked against the file size, so that a malformed file gives
+   an error and never a crash.  All addresses are link-time virtual
+   addresses (ELF32, so 32 bits).  */
+
+#ifndef PROFCOPY_OBJECT_H
+#define PROFCOPY_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One section header, converted to host order.  */
+struct object_section
+{
+  const char *name;		/* Points into the image's .shstrtab.  */
+  unsigned index;		/* Index in the section header table.  */
+  uint32_t type, flags, addr, offset, size, entsize, link, info, align;
+};
+
+/* One program header, converted to host order.  */
+struct object_segment
+{
+  uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align;
+};
+
+/* One symbol of .symtab or .dynsym.  */
+struct object_symbol
+{
+  const char *name;		/* Points into the image's string table.  */
+  uint32_t value, size;
+  unsigned char type;		/* STT_*.  */
+  unsigned char bind;		/* STB_*.  */
+  unsigned char other;		/* st_other (visibility, STO_MIPS16...).  */
+  uint16_t shndx;
+  bool dynamic;			/* From .dynsym rather than .symtab.  */
+  uint32_t index;		/* Index within its own table.  */
+  uint32_t value_offset;	/* File offset of the st_value field.  */
+};
+
+/* One dynamic relocation (.rel.dyn; MIPS o32 uses REL, not RELA).  */
+struct object_dynreloc
+{
+  uint32_t offset;		/* r_offset: the address relocated.  */
+  uint32_t type;		/* R_MIPS_*.  */
+  uint32_t sym;			/* .dynsym index, 0 for none.  */
+};
+
+/* The code range one .eh_frame FDE covers.  */
+struct object_fde
+{
+  uint32_t pc_begin, pc_end;
+  uint32_t field_addr;		/* Address of the encoded pc_begin field.  */
+  unsigned char encoding;	/* DW_EH_PE_* of pc_begin.  */
+};
+
+/* What the dynamic section says.  Absent tags are 0 (or NULL).  */
+struct object_dynamic
+{
+  bool present;			/* The object has a PT_DYNAMIC.  */
+  const char **needed;		/* DT_NEEDED names, in order.  */
+  size_t n_needed;
+  const char *soname, *rpath, *runpath;
+  uint32_t pltgot, local_gotno, gotsym, symtabno, base_address;
+  uint32_t init, fini;
+  uint32_t init_array, init_arraysz, fini_array, fini_arraysz;
+  uint32_t preinit_array, preinit_arraysz;
+  uint32_t rel, relsz, symtab, strtab, strsz, hash, gnu_hash, flags, flags_1;
+};
+
+struct mips_object
+{
+  char *path;			/* As given to object_open.  */
+  unsigned char *image;		/* The whole file.  */
+  size_t size;
+  bool big_endian;
+  uint16_t e_type;		/* ET_EXEC or ET_DYN.  */
+  uint32_t e_entry, e_flags, e_phoff, e_shoff;
+  bool pie;			/* ET_DYN with DF_1_PIE, or with PT_INTERP
+				   and no DT_SONAME (libc.so.6 has a
+				   PT_INTERP but is no PIE).  */
+  const char *interp;		/* PT_INTERP contents, or NULL.  */
+  void *abfd;			/* The BFD (bfd *), kept open for libopcodes.  */
+
+  struct object_section *sections;
+  size_t n_sections;
+  struct object_segment *segments;
+  size_t n_segments;
+  struct object_dynamic dyn;
+
+  /* .symtab symbols first, then .dynsym; index 0 of each table omitted.  */
+  struct object_symbol *symbols;
+  size_t n_symbols;
+  struct object_dynreloc *dynrelocs;
+  size_t n_dynrelocs;
+  struct object_fde *fdes;	/* Sorted by pc_begin.  */
+  size_t n_fdes;
+
+  uint32_t got_addr, got_size;	/* The .got section (or DT_PLTGOT).  */
+  uint32_t gp;			/* The value of $gp: _gp, else GOT + 0x7ff0.  */
+  uint32_t build_id_len;
+  const unsigned char *build_id; /* NT_GNU_BUILD_ID descriptor, or NULL.  */
+
+  /* The allocated sections of nonzero size sorted by address, for the
+     binary search of object_section_at.  */
+  const struct object_section **alloc_by_addr;
+  size_t n_alloc_by_addr;
+};
+
+/* Open PATH, check that it is a dynamically linked MIPS o32 ELF32
+   executable or shared object, and fill *OBJ.  On failure return false
+   and set *ERRMSG to a malloc'd sentence saying why (without the file
+   name, which the caller prints first); *OBJ then owns nothing.  */
+bool object_open (const char *path, struct mips_object *obj, char **errmsg);
+
+/* Free everything OBJ owns.  */
+void object_close (struct mips_object *obj);
+
+/* Read a 16- or 32-bit field at P in OBJ's byte order.  */
+uint16_t object_get16 (const struct mips_object *obj, const unsigned char *p);
+uint32_t object_get32 (const struct mips_object *obj, const unsigned char *p);
+
+/* Return a pointer into the image for the LEN bytes at VADDR, when they
+   lie wholly inside the file-backed part of one PT_LOAD segment; else
+   NULL.  */
+const unsigned char *object_vaddr_ptr (const struct mips_object *obj,
+				       uint32_t vaddr, uint32_t len);
+
+/* Read the 32-bit word at VADDR into *WORD.  False if not file-backed.  */
+bool object_read_word (const struct mips_object *obj, uint32_t vaddr,
+		       uint32_t *word);
+
+/* The allocated section containing VADDR, or NULL.  */
+const struct object_section *object_section_at (const struct mips_object *obj,
+						uint32_t vaddr);
+
+/* The section named NAME, or NULL.  */
+const struct object_section *object_section_named (const struct mips_object *obj,
+						   const char *name);
+
+/* True if VADDR lies in an allocated executable section (SHF_EXECINSTR).  */
+bool object_is_code (const struct mips_object *obj, uint32_t vaddr);
+
+/* The I'th GOT entry's link-time contents; false if out of range.  */
+bool object_got_entry (const struct mips_object *obj, uint32_t i,
+		       uint32_t *value);
+
+#endif /* PROFCOPY_OBJECT_H */

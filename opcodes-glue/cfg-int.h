@@ -1,0 +1,35 @@
+/* cfg-int.h -- internal interfaces of opcodes-glue.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_CFG_INT_H
+#define PROFCOPY_CFG_INT_H
+
+#include "cfg.h"
+
+/* Set *ERRMSG (when not NULL) to a malloc'd message formatted from FMT
+   and return false.  */
+bool glue_error (char **errmsg, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* True if KIND transfers control (branch, jump, call or return).  */
+static inline bool
+insn_kind_is_control (unsigned kind)
+{
+  return kind != INSN_OTHER && kind != INSN_INVALID;
+}
+
+/* Find the control instruction that ends BLOCK of CFG over CODE, and set
+   *SLOT to its delay slot when the slot is in the block (else NULL).
+   Return NULL when the block just falls through.  */
+const struct insn *cfg_block_control (const struct code *code,
+				      const struct block *block,
+				      const struct insn **slot);
+
+/* Compute live_in and live_out of every block of CFG over CODE.  False
+   on allocation failure.  */
+bool cfg_liveness (const struct code *code, struct cfg *cfg);
+
+#endif /* PROFCOPY_CFG_INT_H */

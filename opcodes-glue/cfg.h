@@ -1,0 +1,105 @@
+/* cfg.h -- functions, basic blocks and register liveness.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The caller gathers function entries and code addresses from every
+   source it knows (symbols, FDEs, prologues, relocation table) and
+   hands them to cfg_build, which adds the targets of direct calls,
+   splits the code into functions and blocks, and computes liveness.  */
+
+#ifndef PROFCOPY_CFG_H
+#define PROFCOPY_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "insn.h"
+
+/* Where a function entry was learned from (bit set).  */
+#define FUNC_FROM_SYMTAB	0x01
+#define FUNC_FROM_DYNSYM	0x02
+#define FUNC_FROM_FDE		0x04
+#define FUNC_FROM_PROLOGUE	0x08
+#define FUNC_FROM_CALL		0x10	/* Target of a direct call.  */
+#define FUNC_FROM_RELOC		0x20	/* A code address in data or GOT.  */
+#define FUNC_FROM_ENTRY		0x40	/* e_entry, DT_INIT, DT_FINI.  */
+#define FUNC_FROM_SECTION	0x80	/* Start of an executable section.  */
+
+/* One address handed to cfg_build.  */
+struct code_addr
+{
+  uint32_t addr;
+  unsigned func_from;		/* FUNC_FROM_* if it starts a function, else 0
+				   (a block leader only: jump table target...).  */
+};
+
+struct block
+{
+  uint32_t start, end;		/* [start, end), delay slot included.  */
+  uint32_t func;		/* Index of its function.  */
+  uint32_t n_succ;
+  uint32_t succ[2];		/* Successor blocks (indices); see flags.  */
+  unsigned flags;		/* BLOCK_F_*.  */
+  uint64_t live_in, live_out;	/* GPR/HI/LO masks (REG_BIT).  */
+};
+
+#define BLOCK_F_FALLTHRU_EXIT	0x01	/* Falls off its section or into data.  */
+#define BLOCK_F_INDIRECT	0x02	/* Ends in an indirect jump (non-return).  */
+#define BLOCK_F_CALL		0x04	/* Ends in a call.  */
+#define BLOCK_F_RETURN		0x08	/* Ends in jr ra.  */
+#define BLOCK_F_INVALID		0x10	/* Contains an invalid word.  */
+#define BLOCK_F_SLOT_ENTRY	0x20	/* A leader (branch target...) falls in
+					   its delay slot; kept with its
+					   branch, and the block's fallthrough
+					   is a successor.  */
+
+struct function
+{
+  uint32_t entry, end;		/* [entry, end): up to the next entry.  */
+  unsigned from;		/* FUNC_FROM_* bits.  */
+  const char *name;		/* Best symbol name, or NULL.  */
+  uint32_t first_block, n_blocks; /* Its blocks: blocks[first_block...].  */
+};
+
+struct cfg
+{
+  struct function *funcs;	/* Sorted by entry.  */
+  size_t n_funcs;
+  struct block *blocks;		/* Sorted by start; every word of every
+				   executable section is in exactly one.  */
+  size_t n_blocks;
+
+  /* Statistics of cfg_build.  N_SLOT_LEADERS counts the leaders that
+     fell in a delay slot and were dropped to keep the slot with its
+     branch; N_SLOT_SPLITS the function entries that fell in a delay slot
+     and did split the slot from its branch.  */
+  size_t n_slot_leaders, n_slot_splits;
+};
+
+/* Build functions and blocks over CODE from the N_ADDRS addresses ADDRS
+   (any order, duplicates allowed, addresses outside code ignored), and
+   compute liveness.  NAME_OF, if not NULL, names a function entry (or
+   returns NULL).  Returns false with *ERRMSG on allocation failure.  */
+bool cfg_build (const struct code *code, const struct code_addr *addrs,
+		size_t n_addrs,
+		const char *(*name_of) (void *ctx, uint32_t addr), void *ctx,
+		struct cfg *cfg, char **errmsg);
+
+void cfg_free (struct cfg *cfg);
+
+/* The block containing ADDR, or NULL.  */
+const struct block *cfg_block_at (const struct cfg *cfg, uint32_t addr);
+
+/* The function containing ADDR, or NULL.  */
+const struct function *cfg_function_at (const struct cfg *cfg, uint32_t addr);
+
+/* Format the GPRs of MASK as "v0,a0,s1,hi" into BUF of SIZE bytes.  */
+void reg_mask_string (uint64_t mask, char *buf, size_t size);
+
+/* The conventional name of GPR R ("zero", "at", "v0"...).  */
+const char *reg_name (unsigned r);
+
+#endif /* PROFCOPY_CFG_H */

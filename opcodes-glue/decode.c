@@ -1,0 +1,478 @@
+/* decode.c -- decode the executable sections of an object.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Every word of every allocated executable section becomes one struct
+   insn.  libopcodes classifies it: through dis-asm.h we run the MIPS
+   disassembler with printers that print nothing and read back
+   insn_info_valid, insn_type and branch_delay_insns.  fields.c supplies
+   the operand fields, the target and the registers from the word.
+   When the two disagree, the kind stays libopcodes' and the fields stay
+   the word's; the disagreements are counted in struct code.
+
+   Disassembling costs far more than decoding fields, and the same words
+   recur (a libc has a few hundred thousand words but far fewer distinct
+   ones), so the classification is memoised by the word with its
+   immediate or jump index masked out: libopcodes' answer for a MIPS32
+   word never depends on those bits.  */
+
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elf.h>
+#include <bfd.h>
+#include <dis-asm.h>
+
+#include "cfg-int.h"
+#include "object.h"
+
+/* One memoised classification: the masked word and what libopcodes
+   said about it (MEMO_* bits; 0 is an empty slot).  */
+struct memo_slot
+{
+  uint32_t key;
+  uint32_t value;
+};
+
+#define MEMO_USED	0x100u	/* The slot is in use.  */
+#define MEMO_VALID	0x200u	/* insn_info_valid was set.  */
+#define MEMO_DELAY	0x400u	/* branch_delay_insns != 0.  */
+#define MEMO_TYPE(v)	((v) & 0xffu) /* enum dis_insn_type.  */
+
+/* What code_decode needs while it works.  */
+struct decoder
+{
+  struct disassemble_info info;
+  disassembler_ftype print;
+  struct memo_slot *memo;
+  uint32_t memo_mask;
+  size_t memo_used;
+};
+
+/* Printers that print nothing: only the classification is wanted.  */
+
+static int
+null_fprintf (void *stream, const char *fmt, ...)
+{
+  (void) stream;
+  (void) fmt;
+  return 0;
+}
+
+#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
+static int
+null_styled_fprintf (void *stream, enum disassembler_style style,
+		     const char *fmt, ...)
+{
+  (void) stream;
+  (void) style;
+  (void) fmt;
+  return 0;
+}
+#endif
+
+static void
+null_print_address (bfd_vma addr, struct disassemble_info *info)
+{
+  (void) addr;
+  (void) info;
+}
+
+/* Set *ERRMSG (when not NULL) to a malloc'd message formatted from FMT
+   and return false.  */
+
+bool
+glue_error (char **errmsg, const char *fmt, ...)
+{
+  va_list ap;
+  int len;
+
+  if (errmsg == NULL)
+    return false;
+  *errmsg = NULL;
+  va_start (ap, fmt);
+  len = vsnprintf (NULL, 0, fmt, ap);
+  va_end (ap);
+  if (len < 0 || (*errmsg = malloc ((size_t) len + 1)) == NULL)
+    return false;
+  va_start (ap, fmt);
+  vsnprintf (*errmsg, (size_t) len + 1, fmt, ap);
+  va_end (ap);
+  return false;
+}
+
+/* The key under which the classification of WORD is memoised: WORD
+   without the fields that only give a branch offset, a jump index or an
+   immediate operand.  */
+
+static uint32_t
+memo_key (uint32_t word)
+{
+  unsigned op = word >> 26;
+  unsigned rs = (word >> 21) & 31;
+
+  if (op == 2 || op == 3 || op == 29)	/* j, jal, jalx */
+    return word & 0xfc000000u;
+  if (op == 1 || (op >= 4 && op <= 15) || (op >= 20 && op <= 23)
+      || (op >= 32 && op <= 63)
+      || ((op == 17 || op == 18) && rs == 8)) /* bc1*, bc2* */
+    return word & 0xffff0000u;
+  return word;
+}
+
+/* The BFD machine number for libopcodes when OBJ has no BFD: from the
+   architecture level in e_flags.  */
+
+static unsigned long
+mach_from_flags (const struct mips_object *obj)
+{
+  switch (obj->e_flags & EF_MIPS_ARCH)
+    {
+    case EF_MIPS_ARCH_1:
+      return bfd_mach_mips3000;
+    case EF_MIPS_ARCH_32:
+      return bfd_mach_mipsisa32;
+    default:
+      return bfd_mach_mipsisa32r2;
+    }
+}
+
+/* Prepare D to disassemble OBJ.  */
+
+static bool
+decoder_init (struct decoder *d, const struct mips_object *obj,
+	      size_t n_words, char **errmsg)
+{
+  bfd *abfd = obj->abfd;
+  unsigned long mach = abfd != NULL ? bfd_get_mach (abfd) : 0;
+  size_t size;
+
+  if (mach == 0)
+    mach = mach_from_flags (obj);
+  memset (d, 0, sizeof *d);
+#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
+  init_disassemble_info (&d->info, NULL, null_fprintf, null_styled_fprintf);
+#else
+  init_disassemble_info (&d->info, NULL, null_fprintf);
+#endif
+  d->info.print_address_func = null_print_address;
+  d->info.arch = bfd_arch_mips;
+  d->info.mach = mach;
+  d->info.endian = obj->big_endian ? BFD_ENDIAN_BIG : BFD_ENDIAN_LITTLE;
+  d->info.endian_code = d->info.endian;
+  disassemble_init_for_target (&d->info);
+  d->print = disassembler (bfd_arch_mips, obj->big_endian, mach, abfd);
+  if (d->print == NULL)
+    return glue_error (errmsg, "libopcodes has no MIPS disassembler");
+
+  /* A power of two at least twice the number of words, at most 2^20
+     slots; a full table only makes later words miss the memo.  */
+  for (size = 1024; size < 2 * n_words && size < ((size_t) 1 << 20);
+       size *= 2)
+    ;
+  d->memo = calloc (size, sizeof *d->memo);
+  if (d->memo == NULL)
+    return glue_error (errmsg, "out of memory");
+  d->memo_mask = size - 1;
+  return true;
+}
+
+/* Ask libopcodes about the word at ADDR of the section whose bytes D's
+   buffer holds; return its answer as MEMO_* bits and its target in
+   *TARGET.  */
+
+static uint32_t
+classify (struct decoder *d, uint32_t addr, uint32_t *target)
+{
+  uint32_t value = MEMO_USED;
+
+  d->info.insn_info_valid = 0;
+  d->info.insn_type = dis_noninsn;
+  d->info.branch_delay_insns = 0;
+  d->info.target = 0;
+  d->print (addr, &d->info);
+  if (d->info.insn_info_valid)
+    {
+      value |= MEMO_VALID | (uint32_t) d->info.insn_type;
+      if (d->info.branch_delay_insns != 0)
+	value |= MEMO_DELAY;
+    }
+  *target = (uint32_t) d->info.target;
+  return value;
+}
+
+/* The classification of the word at INSN, from the memo or from
+   libopcodes.  Count in CODE how libopcodes and INSN's own fields
+   disagree.  */
+
+static uint32_t
+lookup (struct decoder *d, struct code *code, const struct insn *insn)
+{
+  uint32_t key = memo_key (insn->word);
+  uint32_t h = (key * 0x9e3779b1u) >> 7;
+  uint32_t target, value;
+  size_t probes;
+
+  for (probes = 0; probes <= d->memo_mask; probes++, h++)
+    {
+      struct memo_slot *slot = &d->memo[h & d->memo_mask];
+
+      if (slot->value == 0)
+	break;
+      if (slot->key == key)
+	return slot->value;
+    }
+
+  value = classify (d, insn->addr, &target);
+  code->n_opcodes_calls++;
+  /* libopcodes sets bit 0 of a jalx target, for the ISA mode switch.  */
+  if (insn->target != 0 && target != 0 && (target & ~1u) != insn->target)
+    code->n_target_mismatch++;
+  if (probes <= d->memo_mask && d->memo_used < (d->memo_mask + 1) / 4 * 3)
+    {
+      d->memo[h & d->memo_mask].key = key;
+      d->memo[h & d->memo_mask].value = value;
+      d->memo_used++;
+    }
+  return value;
+}
+
+/* The kind that libopcodes' VALUE gives the word of INSN, whose fields
+   are already decoded; set INSN_F_DELAY and INSN_F_COND as it says.  */
+
+static enum insn_kind
+kind_of (uint32_t value, struct insn *insn)
+{
+  enum insn_kind own = insn->kind;
+  bool direct = own == INSN_JUMP || own == INSN_CALL || own == INSN_BRANCH;
+
+  if (!(value & MEMO_VALID))
+    return INSN_INVALID;
+  if (value & MEMO_DELAY)
+    insn->flags |= INSN_F_DELAY;
+  else
+    insn->flags &= ~(INSN_F_DELAY | INSN_F_LIKELY);
+  switch ((enum dis_insn_type) MEMO_TYPE (value))
+    {
+    case dis_noninsn:
+      return INSN_INVALID;
+    case dis_jsr:
+      if (direct)
+	{
+	  insn->flags &= ~INSN_F_COND;
+	  return INSN_CALL;
+	}
+      return INSN_ICALL;
+    case dis_condjsr:
+      insn->flags |= INSN_F_COND;
+      return INSN_CALL;
+    case dis_branch:
+      if (direct)
+	return INSN_JUMP;
+      return own == INSN_RETURN ? INSN_RETURN : INSN_IJUMP;
+    case dis_condbranch:
+      return INSN_BRANCH;
+    default:
+      return INSN_OTHER;
+    }
+}
+
+/* Decode the N words at BYTES (the contents of section SEC) into IS.  */
+
+static void
+decode_section (struct decoder *d, struct code *code,
+		const struct mips_object *obj, const unsigned char *bytes,
+		struct insn_section *is)
+{
+  bool after_delay = false;
+
+  d->info.buffer = (bfd_byte *) bytes;
+  d->info.buffer_vma = is->start;
+  d->info.buffer_length = is->n_insns * 4;
+  for (size_t i = 0; i < is->n_insns; i++)
+    {
+      struct insn *insn = &is->insns[i];
+      uint32_t addr = is->start + 4 * (uint32_t) i;
+      uint32_t word = object_get32 (obj, bytes + 4 * i);
+      enum insn_kind own, kind;
+
+      insn_fields (word, addr, insn);
+      own = insn->kind;
+      kind = kind_of (lookup (d, code, insn), insn);
+      if (kind != own)
+	{
+	  if (kind == INSN_INVALID || own == INSN_INVALID)
+	    code->n_valid_mismatch++;
+	  else
+	    code->n_kind_mismatch++;
+	}
+      insn->kind = kind;
+      if (kind != INSN_JUMP && kind != INSN_CALL && kind != INSN_BRANCH)
+	insn->target = 0;
+      else if (own != INSN_JUMP && own != INSN_CALL && own != INSN_BRANCH)
+	{
+	  /* A branch only libopcodes knows (an ASE's): its target is the
+	     only one there is, and whether its slot is annulled is not
+	     known, which INSN_F_LIKELY makes the safe assumption.  */
+	  uint32_t target;
+
+	  classify (d, addr, &target);
+	  insn->target = target & ~1u;
+	  insn->flags |= INSN_F_LIKELY;
+	}
+      if (kind == INSN_OTHER || kind == INSN_INVALID)
+	insn->flags &= ~(INSN_F_DELAY | INSN_F_LIKELY | INSN_F_COND);
+      if (after_delay)
+	insn->flags |= INSN_F_SLOT;
+      after_delay = (insn->flags & INSN_F_DELAY) != 0;
+    }
+}
+
+/* Compare the start addresses of two sections, for qsort.  */
+
+static int
+section_cmp (const void *a, const void *b)
+{
+  const struct insn_section *x = a, *y = b;
+
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Decode every allocated executable section of OBJ into CODE.  On
+   failure return false with a malloc'd reason in *ERRMSG.  */
+
+bool
+code_decode (const struct mips_object *obj, struct code *code,
+	     char **errmsg)
+{
+  struct decoder d;
+  size_t n = 0, total = 0;
+
+  memset (code, 0, sizeof *code);
+  memset (&d, 0, sizeof d);
+  code->sections = calloc (obj->n_sections + 1, sizeof *code->sections);
+  if (code->sections == NULL)
+    return glue_error (errmsg, "out of memory");
+
+  for (size_t i = 0; i < obj->n_sections; i++)
+    {
+      const struct object_section *sec = &obj->sections[i];
+      struct insn_section *is = &code->sections[n];
+
+      if ((sec->flags & (SHF_ALLOC | SHF_EXECINSTR))
+	  != (SHF_ALLOC | SHF_EXECINSTR)
+	  || sec->type == SHT_NOBITS || sec->size < 4)
+	continue;
+      if (sec->addr % 4 != 0)
+	{
+	  glue_error (errmsg, "section %s is not word-aligned", sec->name);
+	  goto fail;
+	}
+      if (sec->offset > obj->size || sec->size > obj->size - sec->offset
+	  || sec->addr + (uint64_t) sec->size > UINT32_MAX)
+	{
+	  glue_error (errmsg, "section %s lies outside the file",
+			sec->name);
+	  goto fail;
+	}
+      is->section = sec;
+      is->start = sec->addr;
+      is->n_insns = sec->size / 4;
+      is->end = is->start + 4 * (uint32_t) is->n_insns;
+      total += is->n_insns;
+      n++;
+    }
+  code->n_sections = n;
+  qsort (code->sections, n, sizeof *code->sections, section_cmp);
+  for (size_t i = 1; i < n; i++)
+    if (code->sections[i].start < code->sections[i - 1].end)
+      {
+	glue_error (errmsg, "executable sections %s and %s overlap",
+		      code->sections[i - 1].section->name,
+		      code->sections[i].section->name);
+	goto fail;
+      }
+
+  if (!decoder_init (&d, obj, total, errmsg))
+    goto fail;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct insn_section *is = &code->sections[i];
+
+      is->insns = malloc (is->n_insns * sizeof *is->insns);
+      if (is->insns == NULL)
+	{
+	  glue_error (errmsg, "out of memory");
+	  goto fail;
+	}
+      decode_section (&d, code, obj, obj->image + is->section->offset, is);
+    }
+  disassemble_free_target (&d.info);
+  free (d.memo);
+  return true;
+
+ fail:
+  if (d.print != NULL)
+    disassemble_free_target (&d.info);
+  free (d.memo);
+  code_free (code);
+  return false;
+}
+
+/* Free everything CODE owns.  */
+
+void
+code_free (struct code *code)
+{
+  if (code->sections != NULL)
+    for (size_t i = 0; i < code->n_sections; i++)
+      free (code->sections[i].insns);
+  free (code->sections);
+  memset (code, 0, sizeof *code);
+}
+
+/* Return the record of the word at ADDR in CODE, or NULL when ADDR is
+   not a word of an executable section.  */
+
+const struct insn *
+code_insn_at (const struct code *code, uint32_t addr)
+{
+  size_t lo = 0, hi = code->n_sections;
+
+  if (addr % 4 != 0)
+    return NULL;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      const struct insn_section *is = &code->sections[mid];
+
+      if (addr < is->start)
+	hi = mid;
+      else if (addr >= is->end)
+	lo = mid + 1;
+      else
+	return &is->insns[(addr - is->start) / 4];
+    }
+  return NULL;
+}
+
+/* Return a short name for KIND.  */
+
+const char *
+insn_kind_name (enum insn_kind kind)
+{
+  static const char *const names[] =
+    {
+      "other", "branch", "jump", "call", "ijump", "icall", "return",
+      "invalid"
+    };
+
+  if ((unsigned) kind < sizeof names / sizeof names[0])
+    return names[kind];
+  return "?";
+}

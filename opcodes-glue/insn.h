@@ -1,0 +1,118 @@
+/* insn.h -- compact records of decoded MIPS instructions.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Every word of every executable section is decoded once into a
+   struct insn.  The kind of the instruction (branch, call, return...)
+   comes from libopcodes through dis-asm.h; the operand fields and the
+   registers read and written come from the instruction word.  Every
+   later pass works on these records, never on raw bytes.  */
+
+#ifndef PROFCOPY_INSN_H
+#define PROFCOPY_INSN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mips_object;
+struct object_section;
+
+enum insn_kind
+{
+  INSN_OTHER,			/* Falls through to the next word.  */
+  INSN_BRANCH,			/* Conditional PC-relative branch.  */
+  INSN_JUMP,			/* Unconditional direct jump: j, b.  */
+  INSN_CALL,			/* Direct call: jal, bal, bgezal...  */
+  INSN_IJUMP,			/* Indirect jump: jr rs, rs != ra.  */
+  INSN_ICALL,			/* Indirect call: jalr.  */
+  INSN_RETURN,			/* jr ra.  */
+  INSN_INVALID			/* Not an instruction (data, padding).  */
+};
+
+/* Flags of struct insn.  */
+#define INSN_F_DELAY	0x01	/* Followed by a delay slot.  */
+#define INSN_F_LIKELY	0x02	/* Branch-likely: slot annulled if not taken.  */
+#define INSN_F_COND	0x04	/* A conditional call (bltzal, bgezal).  */
+#define INSN_F_LOAD	0x08	/* Reads memory.  */
+#define INSN_F_STORE	0x10	/* Writes memory.  */
+#define INSN_F_TRAP	0x20	/* break, trap, or sdbbp: may not fall through.  */
+#define INSN_F_SLOT	0x40	/* This word sits in a delay slot.  */
+
+/* Register numbers in the read/write masks.  0..31 are the GPRs.  */
+#define REG_HI		32
+#define REG_LO		33
+#define REG_FCSR	34	/* FP condition codes and control.  */
+#define REG_BIT(r)	((uint64_t) 1 << (r))
+
+/* GPR numbers used by name.  */
+#define REG_ZERO 0
+#define REG_AT	1
+#define REG_V0	2
+#define REG_V1	3
+#define REG_A0	4
+#define REG_T9	25
+#define REG_GP	28
+#define REG_SP	29
+#define REG_FP	30
+#define REG_RA	31
+
+struct insn
+{
+  uint32_t addr;		/* Link-time address of the word.  */
+  uint32_t word;		/* The instruction word, host order.  */
+  uint32_t target;		/* Target of a direct branch, jump or call.  */
+  uint64_t reads, writes;	/* GPR/HI/LO/FCSR masks (REG_BIT).  */
+  uint32_t freads, fwrites;	/* FP register masks.  */
+  int32_t imm;			/* Sign-extended 16-bit immediate, if any.  */
+  uint8_t kind;			/* enum insn_kind.  */
+  uint8_t flags;		/* INSN_F_*.  */
+  uint8_t op;			/* Major opcode, bits 31..26.  */
+  uint8_t rs, rt, rd;		/* Raw register fields.  */
+};
+
+/* The decoded words of one executable section.  */
+struct insn_section
+{
+  const struct object_section *section;
+  uint32_t start, end;		/* [start, end) addresses.  */
+  struct insn *insns;		/* (end - start) / 4 records.  */
+  size_t n_insns;
+};
+
+/* All executable sections of an object, sorted by address.  */
+struct code
+{
+  struct insn_section *sections;
+  size_t n_sections;
+
+  /* Statistics of code_decode: how often libopcodes was asked (the rest
+     came from its memo), and how often it disagreed with the word's own
+     fields: about the target of a direct branch, about the kind of a
+     valid instruction, and about whether the word is an instruction at
+     all.  libopcodes' kind is kept in every case.  */
+  size_t n_opcodes_calls;
+  size_t n_target_mismatch, n_kind_mismatch, n_valid_mismatch;
+};
+
+/* Decode every executable section of OBJ into *CODE.  On failure return
+   false with a malloc'd reason in *ERRMSG.  */
+bool code_decode (const struct mips_object *obj, struct code *code,
+		  char **errmsg);
+
+void code_free (struct code *code);
+
+/* The record for ADDR, or NULL when ADDR is not a word of an executable
+   section.  */
+const struct insn *code_insn_at (const struct code *code, uint32_t addr);
+
+/* Decode one word (used by code_decode and by tests): fill everything but
+   the libopcodes classification, which code_decode adds.  */
+void insn_fields (uint32_t word, uint32_t addr, struct insn *insn);
+
+/* A short name for KIND ("branch", "call"...).  */
+const char *insn_kind_name (enum insn_kind kind);
+
+#endif /* PROFCOPY_INSN_H */

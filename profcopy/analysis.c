@@ -1,0 +1,194 @@
+/* analysis.c -- run the analysis passes over one object.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* The code addresses that the relocation table and the symbols know,
+   as function entries or plain block leaders for cfg_build.  Only
+   function symbols start functions; other symbols in code (labels,
+   lazy-binding stubs) start blocks.  */
+
+static struct code_addr *
+code_addresses (const struct analysis *a, size_t *n)
+{
+  const struct reloc_table *t = &a->relocs;
+  const struct mips_object *obj = &a->obj;
+  struct code_addr *v = malloc ((t->n_entries + obj->n_symbols + 1)
+				* sizeof *v);
+  size_t k = 0;
+
+  if (v == NULL)
+    return NULL;
+  for (size_t i = 0; i < t->n_entries; i++)
+    {
+      const struct reloc_entry *e = &t->entries[i];
+      unsigned from;
+
+      switch (e->type)
+	{
+	case RELOC_PROLOGUE:
+	  from = FUNC_FROM_PROLOGUE;
+	  break;
+	case RELOC_FDE:
+	  from = FUNC_FROM_FDE;
+	  break;
+	case RELOC_ENTRY:
+	case RELOC_INIT:
+	case RELOC_FINI:
+	  from = FUNC_FROM_ENTRY;
+	  break;
+	case RELOC_DATA:
+	case RELOC_GOT:
+	case RELOC_GOT_REF:
+	case RELOC_HI_LO:
+	  from = FUNC_FROM_RELOC;
+	  break;
+	case RELOC_SYMBOL:
+	  continue;
+	case RELOC_JUMP_TABLE:
+	default:
+	  from = 0;
+	  break;
+	}
+      v[k].addr = e->target;
+      v[k].func_from = from;
+      k++;
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      if (s->type == STT_SECTION || s->type == STT_FILE
+	  || s->shndx == SHN_ABS || !object_is_code (obj, s->value))
+	continue;
+      v[k].addr = s->value;
+      v[k].func_from = s->type != STT_FUNC ? 0
+	: s->dynamic ? FUNC_FROM_DYNSYM : FUNC_FROM_SYMTAB;
+      k++;
+    }
+  *n = k;
+  return v;
+}
+
+/* Symbols sorted by value, for naming functions.  */
+struct symbol_index
+{
+  const struct object_symbol **by_value;
+  size_t n;
+};
+
+static int
+compare_symbol_value (const void *pa, const void *pb)
+{
+  const struct object_symbol *a = *(const struct object_symbol *const *) pa;
+  const struct object_symbol *b = *(const struct object_symbol *const *) pb;
+  return a->value < b->value ? -1 : a->value > b->value;
+}
+
+/* Name the function at ADDR from the symbol index CTX: a .symtab
+   function first, then a .dynsym one, then any other symbol.  */
+
+static const char *
+name_of (void *ctx, uint32_t addr)
+{
+  const struct symbol_index *ix = ctx;
+  const char *best = NULL;
+  int best_rank = 0;
+  size_t lo = 0, hi = ix->n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (ix->by_value[mid]->value < addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  for (size_t i = lo; i < ix->n && ix->by_value[i]->value == addr; i++)
+    {
+      const struct object_symbol *s = ix->by_value[i];
+      int rank;
+      if (s->name == NULL || s->name[0] == '\0'
+	  || s->type == STT_SECTION || s->type == STT_FILE)
+	continue;
+      rank = (s->type == STT_FUNC ? 4 : 1) + (s->dynamic ? 0 : 2)
+	+ (s->bind == STB_GLOBAL ? 1 : 0);
+      if (rank > best_rank)
+	{
+	  best = s->name;
+	  best_rank = rank;
+	}
+    }
+  return best;
+}
+
+bool
+analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
+	      char **errmsg)
+{
+  struct code_addr *addrs = NULL;
+  size_t n_addrs = 0;
+  struct symbol_index ix = { NULL, 0 };
+  bool ok = false;
+
+  memset (a, 0, sizeof *a);
+  if (!object_open (path, &a->obj, errmsg))
+    goto cleanup;
+  a->have_obj = true;
+  if (!code_decode (&a->obj, &a->code, errmsg))
+    goto cleanup;
+  a->have_code = true;
+  if (!reloc_table_build (&a->obj, &a->code, &a->relocs, errmsg))
+    goto cleanup;
+  a->have_relocs = true;
+  if (depth >= ANALYSE_BLOCKS)
+    {
+      addrs = code_addresses (a, &n_addrs);
+      if (addrs == NULL)
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto cleanup;
+	}
+      ix.by_value = malloc ((a->obj.n_symbols + 1) * sizeof *ix.by_value);
+      if (ix.by_value == NULL)
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto cleanup;
+	}
+      for (size_t i = 0; i < a->obj.n_symbols; i++)
+	ix.by_value[ix.n++] = &a->obj.symbols[i];
+      qsort (ix.by_value, ix.n, sizeof *ix.by_value, compare_symbol_value);
+      if (!cfg_build (&a->code, addrs, n_addrs, name_of, &ix, &a->cfg,
+		      errmsg))
+	goto cleanup;
+      a->have_cfg = true;
+    }
+  ok = true;
+
+ cleanup:
+  free (addrs);
+  free (ix.by_value);
+  return ok;
+}
+
+void
+analysis_free (struct analysis *a)
+{
+  if (a->have_cfg)
+    cfg_free (&a->cfg);
+  if (a->have_relocs)
+    reloc_table_free (&a->relocs);
+  if (a->have_code)
+    code_free (&a->code);
+  if (a->have_obj)
+    object_close (&a->obj);
+  memset (a, 0, sizeof *a);
+}

@@ -1,0 +1,41 @@
+/* analysis.h -- the analysis half of profcopy, for one object.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_ANALYSIS_H
+#define PROFCOPY_ANALYSIS_H
+
+#include <stdbool.h>
+
+#include "object.h"
+#include "insn.h"
+#include "cfg.h"
+#include "reloc-table.h"
+
+/* Everything profcopy learns about one object, in pipeline order.  */
+struct analysis
+{
+  struct mips_object obj;	/* Input: bfd-plugin.  */
+  struct code code;		/* Decoded instructions: opcodes-glue.  */
+  struct reloc_table relocs;	/* Relocation information table.  */
+  struct cfg cfg;		/* Functions, blocks, liveness.  */
+  bool have_obj, have_code, have_relocs, have_cfg;
+};
+
+/* What to compute.  */
+enum analysis_depth
+{
+  ANALYSE_RELOCS,		/* Object, code and relocation table.  */
+  ANALYSE_BLOCKS		/* ... and functions, blocks, liveness.  */
+};
+
+/* Analyse the object at PATH to DEPTH into *A.  On failure return false
+   with a malloc'd reason in *ERRMSG; *A must still be freed.  */
+bool analysis_run (const char *path, enum analysis_depth depth,
+		   struct analysis *a, char **errmsg);
+
+void analysis_free (struct analysis *a);
+
+#endif /* PROFCOPY_ANALYSIS_H */

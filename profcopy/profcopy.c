@@ -1,0 +1,314 @@
+/* profcopy.c -- rewrite MIPS programs and their shared objects with
+   counting code.  This file holds the command line and the top-level
+   flow: main -> parse options -> one action per input file.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "dump.h"
+#include "libsearch.h"
+
+#ifndef PROFCOPY_DEFAULT_SYSROOT
+#define PROFCOPY_DEFAULT_SYSROOT ""
+#endif
+
+static const char *program_name = "profcopy";
+
+enum action
+{
+  ACTION_REWRITE,
+  ACTION_DUMP_RELOCS,
+  ACTION_DUMP_BLOCKS,
+  ACTION_LIST_NEEDED
+};
+
+/* Everything the command line says.  */
+struct options
+{
+  enum action action;
+  const char *sysroot;
+  const char **library_path;
+  size_t n_library_path;
+  bool verbose;
+};
+
+/* Codes of the long options without a short form.  */
+enum option_code
+{
+  OPTION_DUMP_BLOCKS = 256,
+  OPTION_DUMP_RELOCS,
+  OPTION_LIST_NEEDED,
+  OPTION_SYSROOT
+};
+
+/* Sorted by name.  */
+static const struct option long_options[] = {
+  { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
+  { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
+  { "help", no_argument, NULL, 'h' },
+  { "library-path", required_argument, NULL, 'L' },
+  { "list-needed", no_argument, NULL, OPTION_LIST_NEEDED },
+  { "sysroot", required_argument, NULL, OPTION_SYSROOT },
+  { "verbose", no_argument, NULL, 'v' },
+  { "version", no_argument, NULL, 'V' },
+  { NULL, 0, NULL, 0 }
+};
+
+static void
+usage (FILE *stream, int status)
+{
+  fprintf (stream, "Usage: %s [option(s)] in-file [out-file]\n",
+	   program_name);
+  fprintf (stream, "\
+ Rewrite a MIPS o32 ELF program or shared object with block-counting code.\n\
+ The options are:\n\
+      --dump-relocs              Print the relocation information table\n\
+                                   (every place that holds or computes a\n\
+                                   text address) and exit\n\
+      --dump-blocks              Print functions and basic blocks and exit\n\
+      --list-needed              Print the shared objects the program needs,\n\
+                                   `soname => path', and exit\n\
+      --sysroot=DIR              Look for shared objects inside DIR\n\
+                                   (default: %s)\n\
+  -L, --library-path=DIR         Also search DIR, where ld.so searches\n\
+                                   LD_LIBRARY_PATH\n\
+  -v, --verbose                  Report progress on standard error\n\
+  -h, --help                     Display this information\n\
+  -V, --version                  Display this program's version number\n",
+	   PROFCOPY_DEFAULT_SYSROOT[0] != '\0' ? PROFCOPY_DEFAULT_SYSROOT : "/");
+  if (status == EXIT_SUCCESS)
+    fprintf (stream, "Report bugs to <%s>.\n", PACKAGE_BUGREPORT);
+  exit (status);
+}
+
+static void
+print_version (void)
+{
+  printf ("%s (%s) %s\n", program_name, PACKAGE_NAME, PACKAGE_VERSION);
+  printf ("Copyright (C) 2026 The profcopy authors.\n\
+This program is free software; you may redistribute it under the terms of\n\
+the GNU General Public License version 3 or (at your option) any later version.\n\
+This program has absolutely no warranty.\n");
+  exit (EXIT_SUCCESS);
+}
+
+/* Report a problem with FILE: `profcopy: FILE: MESSAGE'.  */
+
+static void
+file_error (const char *file, const char *format, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "%s: %s: ", program_name, file);
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+}
+
+/* Print the shared objects FILE needs.  Return 0 if all were found.  */
+
+static int
+list_needed (const struct options *opts, const char *file, bool big_endian)
+{
+  struct lib_search search;
+  struct needed_closure closure;
+  char *err = NULL;
+  int status = 0;
+
+  search.sysroot = opts->sysroot;
+  search.library_path = opts->library_path;
+  search.n_library_path = opts->n_library_path;
+  search.big_endian = big_endian;
+  if (!lib_search_closure (&search, file, &closure, &err))
+    {
+      file_error (file, "%s", err != NULL ? err : "cannot read");
+      free (err);
+      return 1;
+    }
+  for (size_t i = 0; i < closure.n_libs; i++)
+    {
+      const struct needed_lib *lib = &closure.libs[i];
+      if (lib->path != NULL)
+	printf ("%s => %s\n", lib->soname, lib->path);
+      else
+	{
+	  printf ("%s => not found\n", lib->soname);
+	  status = 1;
+	}
+    }
+  if (closure.n_missing > 0)
+    for (size_t i = 0; i < closure.n_libs; i++)
+      if (closure.libs[i].path == NULL)
+	file_error (file, "%s (needed by %s): not found",
+		    closure.libs[i].soname, closure.libs[i].requested_by);
+  needed_closure_free (&closure);
+  return status;
+}
+
+/* Carry out OPTS's action on FILE.  Return the exit status it earns.  */
+
+static int
+process_file (const struct options *opts, const char *file)
+{
+  struct analysis a;
+  char *err = NULL;
+  enum analysis_depth depth
+    = opts->action == ACTION_DUMP_BLOCKS ? ANALYSE_BLOCKS : ANALYSE_RELOCS;
+  int status = 0;
+
+  if (opts->action == ACTION_LIST_NEEDED)
+    {
+      /* Only the byte order is needed from the program itself.  */
+      struct mips_object obj;
+      if (!object_open (file, &obj, &err))
+	{
+	  file_error (file, "%s", err != NULL ? err : "cannot read");
+	  free (err);
+	  return 1;
+	}
+      status = list_needed (opts, file, obj.big_endian);
+      object_close (&obj);
+      return status;
+    }
+
+  if (opts->verbose)
+    fprintf (stderr, "%s: analysing %s\n", program_name, file);
+  if (!analysis_run (file, depth, &a, &err))
+    {
+      file_error (file, "%s", err != NULL ? err : "analysis failed");
+      free (err);
+      analysis_free (&a);
+      return 1;
+    }
+
+  switch (opts->action)
+    {
+    case ACTION_DUMP_RELOCS:
+      dump_relocs (stdout, &a);
+      if (opts->verbose)
+	{
+	  fprintf (stderr, "%s: %s: %zu entries:", program_name, file,
+		   a.relocs.n_entries);
+	  for (int t = 0; t < RELOC_N_TYPES; t++)
+	    fprintf (stderr, " %s %zu", reloc_type_name (t),
+		     a.relocs.n_by_type[t]);
+	  fputc ('\n', stderr);
+	}
+      break;
+    case ACTION_DUMP_BLOCKS:
+      dump_blocks (stdout, &a);
+      if (opts->verbose)
+	fprintf (stderr, "%s: %s: %zu functions, %zu blocks\n", program_name,
+		 file, a.cfg.n_funcs, a.cfg.n_blocks);
+      break;
+    case ACTION_LIST_NEEDED:
+      break;
+    case ACTION_REWRITE:
+      file_error (file, "rewriting is not implemented yet; use --dump-relocs,"
+		  " --dump-blocks or --list-needed");
+      status = 1;
+      break;
+    }
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "%s: error writing standard output: %s\n",
+	       program_name, strerror (errno));
+      status = 1;
+    }
+  analysis_free (&a);
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
+			  false };
+  int status = 0;
+  int c;
+
+  if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
+    {
+      const char *slash = strrchr (argv[0], '/');
+      program_name = slash != NULL ? slash + 1 : argv[0];
+    }
+
+  while ((c = getopt_long (argc, argv, "hL:vV", long_options, NULL)) != -1)
+    switch (c)
+      {
+      case OPTION_DUMP_RELOCS:
+	opts.action = ACTION_DUMP_RELOCS;
+	break;
+      case OPTION_DUMP_BLOCKS:
+	opts.action = ACTION_DUMP_BLOCKS;
+	break;
+      case OPTION_LIST_NEEDED:
+	opts.action = ACTION_LIST_NEEDED;
+	break;
+      case OPTION_SYSROOT:
+	opts.sysroot = optarg;
+	break;
+      case 'L':
+	{
+	  const char **v = realloc (opts.library_path,
+				    (opts.n_library_path + 1) * sizeof *v);
+	  if (v == NULL)
+	    {
+	      fprintf (stderr, "%s: out of memory\n", program_name);
+	      return EXIT_FAILURE;
+	    }
+	  opts.library_path = v;
+	  opts.library_path[opts.n_library_path++] = optarg;
+	}
+	break;
+      case 'v':
+	opts.verbose = true;
+	break;
+      case 'h':
+	usage (stdout, EXIT_SUCCESS);
+	break;
+      case 'V':
+	print_version ();
+	break;
+      default:
+	fprintf (stderr, "Try '%s --help' for more information.\n",
+		 program_name);
+	return EXIT_FAILURE;
+      }
+
+  if (optind >= argc)
+    {
+      fprintf (stderr, "%s: no input file\n", program_name);
+      usage (stderr, EXIT_FAILURE);
+    }
+  if (opts.action == ACTION_REWRITE && argc - optind > 2)
+    {
+      fprintf (stderr, "%s: too many file names\n", program_name);
+      usage (stderr, EXIT_FAILURE);
+    }
+
+  if (opts.action == ACTION_REWRITE)
+    status = process_file (&opts, argv[optind]);
+  else
+    for (int i = optind; i < argc; i++)
+      {
+	if (argc - optind > 1)
+	  printf ("%s:\n", argv[i]);
+	status |= process_file (&opts, argv[i]);
+      }
+  free (opts.library_path);
+  return status ? EXIT_FAILURE : EXIT_SUCCESS;
+}

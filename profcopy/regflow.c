@@ -1,0 +1,316 @@
+/* regflow.c -- follow the value of one register through the code.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "regflow.h"
+
+/* How many instructions one walk may visit.  A register that holds a GOT
+   page in a callee-saved register can stay live through a whole large
+   function; this bound only stops pathological walks.  */
+#define REGFLOW_MAX_STEPS 20000
+
+/* Registers a callee must preserve (o32): s0-s7, sp and fp.  */
+#define CALLEE_SAVED \
+  (REG_BIT (16) | REG_BIT (17) | REG_BIT (18) | REG_BIT (19) | REG_BIT (20) \
+   | REG_BIT (21) | REG_BIT (22) | REG_BIT (23) | REG_BIT (REG_SP)	    \
+   | REG_BIT (REG_FP))
+
+bool
+regflow_init (struct regflow *rf, const struct code *code)
+{
+  size_t total = 0;
+
+  rf->code = code;
+  rf->generation = 0;
+  rf->worklist = NULL;
+  rf->n_work = rf->alloc_work = 0;
+  rf->uses = NULL;
+  rf->n_uses = rf->alloc_uses = 0;
+  rf->truncated = false;
+  rf->stamp = NULL;
+  rf->section_base = calloc (code->n_sections + 1, sizeof *rf->section_base);
+  if (rf->section_base == NULL)
+    return false;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      rf->section_base[i] = total;
+      total += code->sections[i].n_insns;
+    }
+  rf->stamp = calloc (total + 1, sizeof *rf->stamp);
+  return rf->stamp != NULL;
+}
+
+void
+regflow_free (struct regflow *rf)
+{
+  free (rf->section_base);
+  free (rf->stamp);
+  free (rf->worklist);
+  free (rf->uses);
+  rf->section_base = NULL;
+  rf->stamp = NULL;
+  rf->worklist = NULL;
+  rf->uses = NULL;
+}
+
+/* The record at ADDR and its global word index in *INDEX, or NULL.  */
+
+static const struct insn *
+lookup (const struct regflow *rf, uint32_t addr, size_t *index)
+{
+  const struct code *code = rf->code;
+
+  if (addr & 3)
+    return NULL;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	{
+	  size_t k = (addr - s->start) / 4;
+	  if (k >= s->n_insns)
+	    return NULL;
+	  *index = rf->section_base[i] + k;
+	  return &s->insns[k];
+	}
+    }
+  return NULL;
+}
+
+static bool
+push (struct regflow *rf, uint32_t addr)
+{
+  if (rf->n_work == rf->alloc_work)
+    {
+      size_t n = rf->alloc_work ? 2 * rf->alloc_work : 64;
+      uint32_t *w = realloc (rf->worklist, n * sizeof *w);
+      if (w == NULL)
+	return false;
+      rf->worklist = w;
+      rf->alloc_work = n;
+    }
+  rf->worklist[rf->n_work++] = addr;
+  return true;
+}
+
+static bool
+add_use (struct regflow *rf, const struct insn *insn)
+{
+  if (rf->n_uses == rf->alloc_uses)
+    {
+      size_t n = rf->alloc_uses ? 2 * rf->alloc_uses : 16;
+      const struct insn **u = realloc (rf->uses, n * sizeof *u);
+      if (u == NULL)
+	return false;
+      rf->uses = u;
+      rf->alloc_uses = n;
+    }
+  rf->uses[rf->n_uses++] = insn;
+  return true;
+}
+
+/* What one walk follows: a register, or a word of the stack frame
+   (a spill slot at OFFSET from sp).  */
+struct tracked
+{
+  bool slot;
+  unsigned reg;
+  int32_t offset;
+};
+
+#define OP_LW	0x23
+#define OP_SB	0x28
+#define OP_SH	0x29
+#define OP_SWL	0x2a
+#define OP_SW	0x2b
+#define OP_SWR	0x2e
+
+/* True if INSN reads what T follows.  */
+
+static bool
+reads_tracked (const struct tracked *t, const struct insn *insn)
+{
+  if (!t->slot)
+    return (insn->reads & REG_BIT (t->reg)) != 0;
+  return insn->op == OP_LW && insn->rs == REG_SP && insn->imm == t->offset;
+}
+
+/* True if INSN overwrites what T follows.  For a stack slot that is any
+   store that overlaps it, and any change of sp, which makes the offset
+   mean another word.  */
+
+static bool
+writes_tracked (const struct tracked *t, const struct insn *insn)
+{
+  if (!t->slot)
+    return (insn->writes & REG_BIT (t->reg)) != 0;
+  if (insn->writes & REG_BIT (REG_SP))
+    return true;
+  switch (insn->op)
+    {
+    case OP_SB:
+    case OP_SH:
+    case OP_SWL:
+    case OP_SW:
+    case OP_SWR:
+      return insn->rs == REG_SP && insn->imm > t->offset - 4
+	&& insn->imm < t->offset + 4;
+    default:
+      return false;
+    }
+}
+
+/* True if what T follows survives a call.  */
+
+static bool
+survives_call (const struct tracked *t)
+{
+  return t->slot || (REG_BIT (t->reg) & CALLEE_SAVED) != 0;
+}
+
+/* Queue the places control reaches after the control transfer BRANCH
+   and its delay slot, for a walk of T.  SLOT_KILLS says whether the
+   delay slot overwrites it; an annulled slot (branch-likely not taken)
+   does not run, so the fall-through path survives it.  */
+
+static bool
+push_successors (struct regflow *rf, const struct insn *branch,
+		 const struct tracked *t, bool slot_kills)
+{
+  uint32_t after = branch->addr + 8;
+  bool ok = true;
+
+  switch (branch->kind)
+    {
+    case INSN_JUMP:
+      if (!slot_kills)
+	ok = push (rf, branch->target);
+      break;
+    case INSN_BRANCH:
+      if (!slot_kills)
+	ok = push (rf, branch->target);
+      if (ok && (!slot_kills || (branch->flags & INSN_F_LIKELY)))
+	ok = push (rf, after);
+      break;
+    case INSN_CALL:
+    case INSN_ICALL:
+      /* Only a callee-saved register survives the call.  A conditional
+	 call that is not taken falls through with the register intact.  */
+      if (!slot_kills && survives_call (t))
+	ok = push (rf, after);
+      else if ((branch->flags & INSN_F_COND)
+	       && (!slot_kills || (branch->flags & INSN_F_LIKELY)))
+	ok = push (rf, after);
+      break;
+    default:
+      /* Returns and indirect jumps leave the function.  */
+      break;
+    }
+  return ok;
+}
+
+static bool
+walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
+{
+  size_t steps = 0;
+  size_t index;
+
+  rf->n_uses = 0;
+  rf->n_work = 0;
+  rf->truncated = false;
+  if (++rf->generation == 0)
+    {
+      /* The stamps wrapped: clear them so no old walk looks current.  */
+      size_t total = 0;
+      for (size_t i = 0; i < rf->code->n_sections; i++)
+	total += rf->code->sections[i].n_insns;
+      for (size_t i = 0; i <= total; i++)
+	rf->stamp[i] = 0;
+      rf->generation = 1;
+    }
+
+  /* Where does control go after DEF?  If DEF sits in a delay slot, to
+     the successors of its branch; else to the next word.  */
+  if (def->flags & INSN_F_SLOT)
+    {
+      const struct insn *branch = lookup (rf, def->addr - 4, &index);
+      if (branch == NULL)
+	return true;
+      if (!push_successors (rf, branch, t, false))
+	return false;
+    }
+  else if (!push (rf, def->addr + 4))
+    return false;
+
+  while (rf->n_work > 0)
+    {
+      uint32_t pc = rf->worklist[--rf->n_work];
+      const struct insn *insn = lookup (rf, pc, &index);
+
+      if (insn == NULL || rf->stamp[index] == rf->generation)
+	continue;
+      rf->stamp[index] = rf->generation;
+      if (++steps > REGFLOW_MAX_STEPS)
+	{
+	  rf->truncated = true;
+	  break;
+	}
+      if (insn->kind == INSN_INVALID)
+	continue;
+
+      if (insn->flags & INSN_F_DELAY)
+	{
+	  const struct insn *slot = lookup (rf, pc + 4, &index);
+	  bool slot_kills = false;
+
+	  if (reads_tracked (t, insn) && !add_use (rf, insn))
+	    return false;
+	  if (writes_tracked (t, insn))
+	    continue;
+	  if (slot != NULL && slot->kind != INSN_INVALID)
+	    {
+	      if (reads_tracked (t, slot) && !add_use (rf, slot))
+		return false;
+	      slot_kills = writes_tracked (t, slot);
+	    }
+	  if (!push_successors (rf, insn, t, slot_kills))
+	    return false;
+	  continue;
+	}
+
+      if (reads_tracked (t, insn) && !add_use (rf, insn))
+	return false;
+      if (writes_tracked (t, insn))
+	continue;
+      if (!push (rf, pc + 4))
+	return false;
+    }
+  return true;
+}
+
+bool
+regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg)
+{
+  struct tracked t = { false, reg, 0 };
+
+  if (reg == REG_ZERO)
+    {
+      rf->n_uses = 0;
+      return true;
+    }
+  return walk (rf, def, &t);
+}
+
+bool
+regflow_follow_slot (struct regflow *rf, const struct insn *store)
+{
+  struct tracked t = { true, 0, store->imm };
+
+  return walk (rf, store, &t);
+}

@@ -1,0 +1,54 @@
+/* regflow.h -- follow the value of one register through the code.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The compiler schedules the instructions that use a loaded address
+   wherever it likes: later in the block, in another block, or in a
+   branch delay slot.  regflow_follow walks every path from the
+   instruction that defines a register, through branches, delay slots
+   (annulled ones included) and, for callee-saved registers, over calls,
+   and collects every instruction that reads the register before it is
+   written again.  The same walk follows a value spilled to the stack
+   from the store to its reloads.  */
+
+#ifndef PROFCOPY_REGFLOW_H
+#define PROFCOPY_REGFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "insn.h"
+
+struct regflow
+{
+  const struct code *code;
+  size_t *section_base;		/* Index of each section's first word.  */
+  uint32_t *stamp;		/* Per word: the walk that last visited it.  */
+  uint32_t generation;
+  uint32_t *worklist;		/* Addresses still to visit.  */
+  size_t n_work, alloc_work;
+  const struct insn **uses;	/* The readers found by the last walk.  */
+  size_t n_uses, alloc_uses;
+  bool truncated;		/* The last walk hit the step limit.  */
+};
+
+/* Prepare RF to walk CODE.  False on allocation failure.  */
+bool regflow_init (struct regflow *rf, const struct code *code);
+
+void regflow_free (struct regflow *rf);
+
+/* Collect in RF->uses every instruction that reads REG on some path
+   from the instruction DEF (which sets REG) before REG is set again.
+   A reader that also writes REG is collected and ends its path.  False
+   on allocation failure.  */
+bool regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg);
+
+/* Likewise for the stack slot that the store STORE (`sw r,off(sp)`)
+   writes: collect every reload `lw x,off(sp)` that can see the stored
+   value, up to a store over the slot or a change of sp.  */
+bool regflow_follow_slot (struct regflow *rf, const struct insn *store);
+
+#endif /* PROFCOPY_REGFLOW_H */

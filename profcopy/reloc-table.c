@@ -1,0 +1,336 @@
+/* reloc-table.c -- build the relocation information table.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The seed patent's "relocation information extracting means": every
+   place in an object that holds or computes a text address.  The
+   finders run in the order of enum reloc_type; GOT references, jump
+   tables and non-PIC address pairs live in got-ref.c.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "insn.h"
+#include "reloc-table.h"
+#include "reloc-finders.h"
+
+static const char *const type_names[RELOC_N_TYPES] = {
+  [RELOC_PROLOGUE] = "prologue",
+  [RELOC_DATA] = "data",
+  [RELOC_GOT_REF] = "got-ref",
+  [RELOC_GOT] = "got",
+  [RELOC_JUMP_TABLE] = "jump-table",
+  [RELOC_HI_LO] = "hi-lo",
+  [RELOC_SYMBOL] = "symbol",
+  [RELOC_ENTRY] = "entry",
+  [RELOC_INIT] = "init",
+  [RELOC_FINI] = "fini",
+  [RELOC_FDE] = "fde",
+};
+
+const char *
+reloc_type_name (enum reloc_type type)
+{
+  return type < RELOC_N_TYPES ? type_names[type] : "?";
+}
+
+/* Append a copy of ENTRY to TABLE.  False on allocation failure.  */
+
+bool
+reloc_table_add (struct reloc_table *table, const struct reloc_entry *entry)
+{
+  if (table->n_entries == table->alloc)
+    {
+      size_t n = table->alloc ? 2 * table->alloc : 1024;
+      struct reloc_entry *e = realloc (table->entries, n * sizeof *e);
+      if (e == NULL)
+	return false;
+      table->entries = e;
+      table->alloc = n;
+    }
+  table->entries[table->n_entries++] = *entry;
+  table->n_by_type[entry->type]++;
+  return true;
+}
+
+/* Encodings of the gp-setting instructions.  */
+#define LUI_GP_MASK	0xffff0000u
+#define LUI_GP		0x3c1c0000u	/* lui gp,IMM */
+#define ADDIU_GP_GP	0x279c0000u	/* addiu gp,gp,IMM */
+#define ADDU_GP_GP_T9	0x0399e021u	/* addu gp,gp,t9 */
+#define ADDU_GP_GP_RA	0x039fe021u	/* addu gp,gp,ra */
+
+/* Find every gp prologue: `lui gp,hi; addiu gp,gp,lo; addu gp,gp,R`
+   with R = t9 (function entry) or ra (the bal form of start-up code).
+   INFO is hi:lo, the distance from the function to gp; the function
+   (the value of R) is therefore gp - INFO.  */
+
+static bool
+find_prologues (const struct mips_object *obj, const struct code *code,
+		struct reloc_table *table)
+{
+  for (size_t s = 0; s < code->n_sections; s++)
+    {
+      const struct insn_section *sec = &code->sections[s];
+      for (size_t i = 0; i + 2 < sec->n_insns; i++)
+	{
+	  const struct insn *lui = &sec->insns[i];
+	  uint32_t w2 = sec->insns[i + 1].word, w3 = sec->insns[i + 2].word;
+	  struct reloc_entry e = { 0 };
+
+	  if ((lui->word & LUI_GP_MASK) != LUI_GP
+	      || (w2 & LUI_GP_MASK) != ADDIU_GP_GP
+	      || (w3 != ADDU_GP_GP_T9 && w3 != ADDU_GP_GP_RA))
+	    continue;
+	  e.type = RELOC_PROLOGUE;
+	  e.via = w3 == ADDU_GP_GP_T9 ? VIA_T9 : VIA_RA;
+	  e.addr = lui->addr;
+	  e.info = (lui->word << 16) + (uint32_t) (int32_t) (int16_t) w2;
+	  e.target = obj->gp - e.info;
+	  e.aux = obj->gp;
+	  if (!reloc_table_add (table, &e))
+	    return false;
+	}
+    }
+  return true;
+}
+
+/* Sections whose words are never code pointers of the program: ELF
+   and dynamic-linking metadata, and those that other finders read.  */
+
+static bool
+scannable_data (const struct object_section *sec)
+{
+  static const char *const skip[] = {
+    ".dynamic", ".dynsym", ".dynstr", ".hash", ".gnu.hash", ".interp",
+    ".gnu.version", ".gnu.version_d", ".gnu.version_r", ".reginfo",
+    ".MIPS.abiflags", ".MIPS.options", ".eh_frame", ".eh_frame_hdr",
+    ".got", ".rel.dyn", ".rel.plt", ".gcc_except_table", ".tdata",
+    NULL
+  };
+
+  if (!(sec->flags & SHF_ALLOC) || (sec->flags & SHF_EXECINSTR)
+      || sec->type == SHT_NOBITS || sec->type == SHT_NOTE
+      || sec->type == SHT_REL || sec->type == SHT_RELA)
+    return false;
+  for (size_t i = 0; skip[i] != NULL; i++)
+    if (strcmp (sec->name, skip[i]) == 0)
+      return false;
+  return true;
+}
+
+/* Text addresses held in data.  A position-independent object says
+   where they are with R_MIPS_REL32 dynamic relocations; a fixed-address
+   executable has none left, so its data is scanned word by word.  */
+
+static bool
+find_data (const struct mips_object *obj, struct reloc_table *table)
+{
+  for (size_t i = 0; i < obj->n_dynrelocs; i++)
+    {
+      const struct object_dynreloc *r = &obj->dynrelocs[i];
+      struct reloc_entry e = { 0 };
+      uint32_t word, symval = 0;
+
+      if (r->type != R_MIPS_REL32 || !object_read_word (obj, r->offset, &word))
+	continue;
+      if (r->sym != 0)
+	{
+	  const struct object_symbol *sym = reloc_dynsym (obj, r->sym);
+	  if (sym == NULL || sym->shndx == SHN_UNDEF)
+	    continue;
+	  symval = sym->value;
+	  e.name = sym->name;
+	}
+      e.type = RELOC_DATA;
+      e.via = VIA_REL32;
+      e.addr = r->offset;
+      e.target = word + symval;
+      e.index = r->sym;
+      if (object_is_code (obj, e.target) && !reloc_table_add (table, &e))
+	return false;
+    }
+
+  if (obj->e_type != ET_EXEC)
+    return true;
+  for (size_t s = 0; s < obj->n_sections; s++)
+    {
+      const struct object_section *sec = &obj->sections[s];
+      if (!scannable_data (sec))
+	continue;
+      for (uint32_t a = (sec->addr + 3) & ~3u; a + 4 <= sec->addr + sec->size;
+	   a += 4)
+	{
+	  struct reloc_entry e = { 0 };
+	  uint32_t word;
+	  if (!object_read_word (obj, a, &word) || (word & 3)
+	      || !object_is_code (obj, word))
+	    continue;
+	  e.type = RELOC_DATA;
+	  e.via = VIA_SCAN;
+	  e.addr = a;
+	  e.target = word;
+	  if (!reloc_table_add (table, &e))
+	    return false;
+	}
+    }
+  return true;
+}
+
+/* Local GOT slots that hold a text address themselves.  ld.so moves
+   them by the load bias without a relocation.  */
+
+static bool
+find_got_slots (const struct mips_object *obj, struct reloc_table *table)
+{
+  for (uint32_t i = 0; i < obj->dyn.local_gotno; i++)
+    {
+      struct reloc_entry e = { 0 };
+      uint32_t value;
+      if (!object_got_entry (obj, i, &value))
+	break;
+      /* A 64 KiB-aligned value is a GOT page used with %lo offsets
+	 (find_code_refs decides about those from their uses).  */
+      if (!object_is_code (obj, value) || (value & 0xffff) == 0)
+	continue;
+      e.type = RELOC_GOT;
+      e.addr = obj->got_addr + 4 * i;
+      e.target = value;
+      e.index = i;
+      if (!reloc_table_add (table, &e))
+	return false;
+    }
+  return true;
+}
+
+/* Symbol values that are text addresses, the entry point, DT_INIT and
+   DT_FINI, and the code ranges of .eh_frame.  */
+
+static bool
+find_symbols (const struct mips_object *obj, struct reloc_table *table)
+{
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      struct reloc_entry e = { 0 };
+      if (sym->type == STT_SECTION || sym->type == STT_FILE
+	  || sym->shndx == SHN_ABS || !object_is_code (obj, sym->value))
+	continue;
+      e.type = RELOC_SYMBOL;
+      e.via = sym->dynamic ? VIA_DYNSYM : VIA_SYMTAB;
+      e.addr = sym->value;
+      e.target = sym->value;
+      e.index = sym->index;
+      e.name = sym->name;
+      if (!reloc_table_add (table, &e))
+	return false;
+    }
+  return true;
+}
+
+static bool
+add_simple (struct reloc_table *table, enum reloc_type type, uint32_t addr,
+	    uint32_t target, uint32_t aux2)
+{
+  struct reloc_entry e = { 0 };
+  e.type = type;
+  e.addr = addr;
+  e.target = target;
+  e.aux2 = aux2;
+  return reloc_table_add (table, &e);
+}
+
+static bool
+find_entries (const struct mips_object *obj, struct reloc_table *table)
+{
+  if (object_is_code (obj, obj->e_entry)
+      && !add_simple (table, RELOC_ENTRY, obj->e_entry, obj->e_entry, 0))
+    return false;
+  if (obj->dyn.init != 0 && object_is_code (obj, obj->dyn.init)
+      && !add_simple (table, RELOC_INIT, obj->dyn.init, obj->dyn.init, 0))
+    return false;
+  if (obj->dyn.fini != 0 && object_is_code (obj, obj->dyn.fini)
+      && !add_simple (table, RELOC_FINI, obj->dyn.fini, obj->dyn.fini, 0))
+    return false;
+  for (size_t i = 0; i < obj->n_fdes; i++)
+    {
+      const struct object_fde *f = &obj->fdes[i];
+      if (!add_simple (table, RELOC_FDE, f->field_addr, f->pc_begin,
+		       f->pc_end))
+	return false;
+    }
+  return true;
+}
+
+static int
+compare_entries (const void *pa, const void *pb)
+{
+  const struct reloc_entry *a = pa, *b = pb;
+  if (a->type != b->type)
+    return a->type < b->type ? -1 : 1;
+  if (a->addr != b->addr)
+    return a->addr < b->addr ? -1 : 1;
+  if (a->aux != b->aux)
+    return a->aux < b->aux ? -1 : 1;
+  if (a->index != b->index)
+    return a->index < b->index ? -1 : 1;
+  return 0;
+}
+
+/* The .dynsym symbol with index INDEX, or NULL.  */
+
+const struct object_symbol *
+reloc_dynsym (const struct mips_object *obj, uint32_t index)
+{
+  /* Dynamic symbols follow the .symtab ones, in index order from 1.  */
+  size_t lo = 0, hi = obj->n_symbols;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      const struct object_symbol *s = &obj->symbols[mid];
+      if (!s->dynamic || s->index < index)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo < obj->n_symbols && obj->symbols[lo].dynamic
+      && obj->symbols[lo].index == index)
+    return &obj->symbols[lo];
+  return NULL;
+}
+
+bool
+reloc_table_build (const struct mips_object *obj, const struct code *code,
+		   struct reloc_table *table, char **errmsg)
+{
+  memset (table, 0, sizeof *table);
+  if (!find_prologues (obj, code, table)
+      || !find_data (obj, table)
+      || !find_got_slots (obj, table)
+      || !find_symbols (obj, table)
+      || !find_entries (obj, table)
+      /* Last: it bounds jump tables with the function entries above.  */
+      || !find_code_refs (obj, code, table))
+    {
+      reloc_table_free (table);
+      *errmsg = strdup ("out of memory building the relocation table");
+      return false;
+    }
+  qsort (table->entries, table->n_entries, sizeof *table->entries,
+	 compare_entries);
+  return true;
+}
+
+void
+reloc_table_free (struct reloc_table *table)
+{
+  free (table->entries);
+  memset (table, 0, sizeof *table);
+}

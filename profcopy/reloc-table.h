@@ -1,0 +1,84 @@
+/* reloc-table.h -- the relocation information table.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   One entry per place in an object that holds or computes a text
+   address (the seed patent's FIG. 6: type, address, information).  The
+   rewriter applies every entry so that all code addresses lead into the
+   profiled text; --dump-relocs prints the table.  */
+
+#ifndef PROFCOPY_RELOC_TABLE_H
+#define PROFCOPY_RELOC_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mips_object;
+struct code;
+
+/* Entry types, in the order --dump-relocs prints them.  */
+enum reloc_type
+{
+  RELOC_PROLOGUE,		/* lui gp / addiu gp,gp / addu gp,gp,t9|ra.  */
+  RELOC_DATA,			/* A text address held in data.  */
+  RELOC_GOT_REF,		/* lw x,off(gp) ... addiu y,x,lo.  */
+  RELOC_GOT,			/* A local GOT slot holding a text address.  */
+  RELOC_JUMP_TABLE,		/* One entry of a switch table.  */
+  RELOC_HI_LO,			/* Non-PIC lui x,%hi ... addiu y,x,%lo.  */
+  RELOC_SYMBOL,			/* A .symtab or .dynsym value.  */
+  RELOC_ENTRY,			/* e_entry.  */
+  RELOC_INIT,			/* DT_INIT.  */
+  RELOC_FINI,			/* DT_FINI.  */
+  RELOC_FDE,			/* An .eh_frame FDE's pc_begin.  */
+  RELOC_N_TYPES
+};
+
+/* How an entry was found, where a type has several ways.  */
+enum reloc_via
+{
+  VIA_NONE,
+  VIA_T9,			/* Prologue computed from t9.  */
+  VIA_RA,			/* Prologue computed from ra (bal form).  */
+  VIA_REL32,			/* Data word with an R_MIPS_REL32.  */
+  VIA_SCAN,			/* Data word found by scanning.  */
+  VIA_ARRAY,			/* Init/fini array word without relocation.  */
+  VIA_GPREL,			/* Jump table of gp-relative words.  */
+  VIA_ABS,			/* Jump table of absolute words.  */
+  VIA_SYMTAB,
+  VIA_DYNSYM
+};
+
+struct reloc_entry
+{
+  uint32_t addr;		/* Where: instruction, data word or symbol.  */
+  uint32_t target;		/* The text address it holds or computes.  */
+  uint32_t info;		/* Type-dependent: see reloc_table_print.  */
+  uint32_t aux;			/* Second instruction (addiu) or table base.  */
+  uint32_t aux2;		/* GOT slot contents, jr address, pc_end.  */
+  uint32_t index;		/* Symbol index.  */
+  const char *name;		/* Symbol name.  */
+  uint8_t type;			/* enum reloc_type.  */
+  uint8_t via;			/* enum reloc_via.  */
+};
+
+struct reloc_table
+{
+  struct reloc_entry *entries;
+  size_t n_entries, alloc;
+  size_t n_by_type[RELOC_N_TYPES];
+};
+
+/* Build the relocation information table of OBJ, whose executable
+   sections are decoded in CODE.  False with *ERRMSG on failure.  */
+bool reloc_table_build (const struct mips_object *obj, const struct code *code,
+			struct reloc_table *table, char **errmsg);
+
+void reloc_table_free (struct reloc_table *table);
+
+/* The name --dump-relocs uses for TYPE.  */
+const char *reloc_type_name (enum reloc_type type);
+
+#endif /* PROFCOPY_RELOC_TABLE_H */
