@@ -21,13 +21,6 @@ insn_kind_is_control (unsigned kind)
   return kind != INSN_OTHER && kind != INSN_INVALID;
 }
 
-/* Find the control instruction that ends BLOCK of CFG over CODE, and set
-   *SLOT to its delay slot when the slot is in the block (else NULL).
-   Return NULL when the block just falls through.  */
-const struct insn *cfg_block_control (const struct code *code,
-				      const struct block *block,
-				      const struct insn **slot);
-
 /* Compute live_in and live_out of every block of CFG over CODE.  False
    on allocation failure.  */
 bool cfg_liveness (const struct code *code, struct cfg *cfg);

@@ -96,6 +96,19 @@ const struct block *cfg_block_at (const struct cfg *cfg, uint32_t addr);
 /* The function containing ADDR, or NULL.  */
 const struct function *cfg_function_at (const struct cfg *cfg, uint32_t addr);
 
+/* Find the control instruction that ends BLOCK over CODE, and set *SLOT
+   to its delay slot when the slot is in the block (else NULL).  Return
+   NULL when the block just falls through.  */
+const struct insn *cfg_block_control (const struct code *code,
+				      const struct block *block,
+				      const struct insn **slot);
+
+/* The registers that may be read once control is at ADDR, inside block
+   B, before the instruction there runs (ADDR at most the address of
+   B's control instruction, or B's end when it has none).  */
+uint64_t cfg_live_at (const struct code *code, const struct cfg *cfg,
+		      const struct block *b, uint32_t addr);
+
 /* Format the GPRs of MASK as "v0,a0,s1,hi" into BUF of SIZE bytes.  */
 void reg_mask_string (uint64_t mask, char *buf, size_t size);
 

@@ -102,11 +102,13 @@ target_inside (const struct cfg *cfg, const struct block *b,
   return t != NULL && t->func == b->func;
 }
 
-/* Compute the transfer function T of block B of CFG over CODE.  */
+/* Compute the transfer function T of the part of block B of CFG over
+   CODE that starts at address FROM (B's start for the whole block; at
+   most the address of B's control instruction).  */
 
 static void
 block_transfer (const struct code *code, const struct cfg *cfg,
-		const struct block *b, struct transfer *t)
+		const struct block *b, uint32_t from, struct transfer *t)
 {
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (code, b, &slot);
@@ -149,7 +151,7 @@ block_transfer (const struct code *code, const struct cfg *cfg,
       prepend (t, ctl, false);
       stop = ctl->addr;
     }
-  for (uint32_t a = stop; a > b->start; a -= 4)
+  for (uint32_t a = stop; a > from; a -= 4)
     {
       const struct insn *insn = code_insn_at (code, a - 4);
 
@@ -165,7 +167,7 @@ block_transfer (const struct code *code, const struct cfg *cfg,
 
   /* A branch into the delay slot runs the slot and falls through: the
      block's live_in must cover that path too, so nothing is killed.  */
-  if (b->flags & BLOCK_F_SLOT_ENTRY)
+  if ((b->flags & BLOCK_F_SLOT_ENTRY) && from == b->start)
     t->keep = ~(uint64_t) 0;
 }
 
@@ -218,11 +220,34 @@ cfg_liveness (const struct code *code, struct cfg *cfg)
     return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
-      block_transfer (code, cfg, &cfg->blocks[i], &t[i]);
+      block_transfer (code, cfg, &cfg->blocks[i], cfg->blocks[i].start,
+		      &t[i]);
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
   for (size_t f = 0; f < cfg->n_funcs; f++)
     solve_function (cfg, &cfg->funcs[f], t);
   free (t);
   return true;
+}
+
+/* The registers that may be read after control reaches ADDR, an
+   address inside block B of CFG over CODE, before the instruction there
+   runs.  ADDR may be B's end for a block without a control transfer;
+   inside a block ending in a branch it must not be past the branch.
+   Only meaningful after cfg_liveness.  */
+
+uint64_t
+cfg_live_at (const struct code *code, const struct cfg *cfg,
+	     const struct block *b, uint32_t addr)
+{
+  struct transfer t;
+  uint64_t out;
+
+  if (addr <= b->start)
+    return b->live_in;
+  block_transfer (code, cfg, b, addr, &t);
+  out = t.out_kind == OUT_FIXED ? t.out : b->live_out;
+  if (t.out_kind == OUT_SUCC)
+    out |= b->live_out;
+  return ((out & t.keep) | t.gen) | (addr == b->start ? b->live_in : 0);
 }

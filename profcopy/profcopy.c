@@ -15,14 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <elf.h>
 
 #include "analysis.h"
 #include "dump.h"
 #include "libsearch.h"
+#include "rewrite.h"
 
 #ifndef PROFCOPY_DEFAULT_SYSROOT
 #define PROFCOPY_DEFAULT_SYSROOT ""
 #endif
+
+#ifndef PROFCOPY_RUNTIME_DIR
+#define PROFCOPY_RUNTIME_DIR "/usr/local/lib/profcopy"
+#endif
+
+/* The soname of the runtime that profiled programs load.  */
+#define RUNTIME_SONAME "libprofcopy.so"
 
 static const char *program_name = "profcopy";
 
@@ -42,6 +51,10 @@ struct options
   const char **library_path;
   size_t n_library_path;
   bool verbose;
+  bool whole_program;
+  bool poison_original;
+  const char *output;		/* -o: file, or directory with --whole-program.  */
+  const char *runtime;		/* --runtime: the runtime library to copy.  */
 };
 
 /* Codes of the long options without a short form.  */
@@ -50,7 +63,10 @@ enum option_code
   OPTION_DUMP_BLOCKS = 256,
   OPTION_DUMP_RELOCS,
   OPTION_LIST_NEEDED,
-  OPTION_SYSROOT
+  OPTION_POISON_ORIGINAL,
+  OPTION_RUNTIME,
+  OPTION_SYSROOT,
+  OPTION_WHOLE_PROGRAM
 };
 
 /* Sorted by name.  */
@@ -60,20 +76,32 @@ static const struct option long_options[] = {
   { "help", no_argument, NULL, 'h' },
   { "library-path", required_argument, NULL, 'L' },
   { "list-needed", no_argument, NULL, OPTION_LIST_NEEDED },
+  { "output", required_argument, NULL, 'o' },
+  { "poison-original", no_argument, NULL, OPTION_POISON_ORIGINAL },
+  { "runtime", required_argument, NULL, OPTION_RUNTIME },
   { "sysroot", required_argument, NULL, OPTION_SYSROOT },
   { "verbose", no_argument, NULL, 'v' },
   { "version", no_argument, NULL, 'V' },
+  { "whole-program", no_argument, NULL, OPTION_WHOLE_PROGRAM },
   { NULL, 0, NULL, 0 }
 };
 
 static void
 usage (FILE *stream, int status)
 {
-  fprintf (stream, "Usage: %s [option(s)] in-file [out-file]\n",
-	   program_name);
+  fprintf (stream, "Usage: %s [option(s)] in-file [out-file]\n\
+       %s --whole-program [option(s)] -o out-dir program\n",
+	   program_name, program_name);
   fprintf (stream, "\
  Rewrite a MIPS o32 ELF program or shared object with block-counting code.\n\
- The options are:\n\
+ Without out-file, in-file is replaced.  The options are:\n\
+      --whole-program            Rewrite the program and every shared object\n\
+                                   it needs into out-dir, with the runtime\n\
+  -o, --output=FILE|DIR          Write the result here\n\
+      --poison-original          Fill the original code with trap\n\
+                                   instructions\n\
+      --runtime=FILE             The runtime library to copy with\n\
+                                   --whole-program (default: %s/mips[el]/%s)\n\
       --dump-relocs              Print the relocation information table\n\
                                    (every place that holds or computes a\n\
                                    text address) and exit\n\
@@ -87,6 +115,7 @@ usage (FILE *stream, int status)
   -v, --verbose                  Report progress on standard error\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n",
+	   PROFCOPY_RUNTIME_DIR, RUNTIME_SONAME,
 	   PROFCOPY_DEFAULT_SYSROOT[0] != '\0' ? PROFCOPY_DEFAULT_SYSROOT : "/");
   if (status == EXIT_SUCCESS)
     fprintf (stream, "Report bugs to <%s>.\n", PACKAGE_BUGREPORT);
@@ -158,6 +187,164 @@ list_needed (const struct options *opts, const char *file, bool big_endian)
   return status;
 }
 
+/* Rewrite IN to OUT.  MAIN_PROGRAM: add the runtime and $ORIGIN to its
+   dynamic section.  Return the exit status it earns.  */
+
+static int
+rewrite_one (const struct options *opts, const char *in, const char *out,
+	     bool main_program)
+{
+  struct rewrite_options ropts = { 0 };
+  char *err = NULL;
+
+  ropts.poison_original = opts->poison_original;
+  ropts.verbose = opts->verbose;
+  ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
+  ropts.origin_rpath = main_program;
+  if (opts->verbose)
+    fprintf (stderr, "%s: %s -> %s\n", program_name, in, out);
+  if (!rewrite_object (in, out, &ropts, &err))
+    {
+      file_error (in, "%s", err != NULL ? err : "cannot rewrite");
+      free (err);
+      return 1;
+    }
+  return 0;
+}
+
+/* Copy the file FROM to TO.  */
+
+static bool
+copy_file (const char *from, const char *to)
+{
+  FILE *in = fopen (from, "rb");
+  FILE *out;
+  char buf[65536];
+  size_t n;
+  bool ok = true;
+
+  if (in == NULL)
+    return false;
+  out = fopen (to, "wb");
+  if (out == NULL)
+    {
+      fclose (in);
+      return false;
+    }
+  while ((n = fread (buf, 1, sizeof buf, in)) > 0)
+    if (fwrite (buf, 1, n, out) != n)
+      ok = false;
+  if (ferror (in))
+    ok = false;
+  fclose (in);
+  if (fclose (out) != 0)
+    ok = false;
+  return ok;
+}
+
+/* The path of DIR/NAME, malloc'd; NAME's directories are dropped.  */
+
+static char *
+path_in (const char *dir, const char *name)
+{
+  const char *base = strrchr (name, '/');
+  char *p;
+
+  if (asprintf (&p, "%s/%s", dir, base != NULL ? base + 1 : name) < 0)
+    return NULL;
+  return p;
+}
+
+/* Rewrite the program EXE and every shared object it needs into the
+   directory OPTS->output, and copy the runtime there.  */
+
+static int
+whole_program (const struct options *opts, const char *exe)
+{
+  struct mips_object obj;
+  struct lib_search search;
+  struct needed_closure closure;
+  char *err = NULL, *out = NULL, *runtime = NULL;
+  int status = 0;
+  bool big_endian;
+
+  if (!object_open (exe, &obj, &err))
+    {
+      file_error (exe, "%s", err != NULL ? err : "cannot read");
+      free (err);
+      return 1;
+    }
+  big_endian = obj.big_endian;
+  object_close (&obj);
+
+  search.sysroot = opts->sysroot;
+  search.library_path = opts->library_path;
+  search.n_library_path = opts->n_library_path;
+  search.big_endian = big_endian;
+  if (!lib_search_closure (&search, exe, &closure, &err))
+    {
+      file_error (exe, "%s", err != NULL ? err : "cannot read");
+      free (err);
+      return 1;
+    }
+  for (size_t i = 0; i < closure.n_libs; i++)
+    if (closure.libs[i].path == NULL)
+      {
+	file_error (exe, "%s (needed by %s): not found",
+		    closure.libs[i].soname, closure.libs[i].requested_by);
+	status = 1;
+      }
+  if (status != 0)
+    goto done;
+  if (mkdir (opts->output, 0777) != 0 && errno != EEXIST)
+    {
+      file_error (opts->output, "%s", strerror (errno));
+      status = 1;
+      goto done;
+    }
+
+  out = path_in (opts->output, exe);
+  if (out == NULL)
+    goto nomem;
+  status |= rewrite_one (opts, exe, out, true);
+  for (size_t i = 0; status == 0 && i < closure.n_libs; i++)
+    {
+      free (out);
+      out = path_in (opts->output, closure.libs[i].soname);
+      if (out == NULL)
+	goto nomem;
+      status |= rewrite_one (opts, closure.libs[i].path, out, false);
+    }
+  if (status == 0)
+    {
+      if (opts->runtime != NULL)
+	runtime = strdup (opts->runtime);
+      else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
+			 big_endian ? "mips" : "mipsel", RUNTIME_SONAME) < 0)
+	runtime = NULL;
+      free (out);
+      out = path_in (opts->output, RUNTIME_SONAME);
+      if (runtime == NULL || out == NULL)
+	goto nomem;
+      if (!copy_file (runtime, out))
+	{
+	  file_error (runtime, "cannot copy the runtime to %s: %s", out,
+		      strerror (errno));
+	  status = 1;
+	}
+    }
+  goto done;
+
+ nomem:
+  fprintf (stderr, "%s: out of memory\n", program_name);
+  status = 1;
+ done:
+  free (out);
+  free (runtime);
+  needed_closure_free (&closure);
+  return status;
+}
+
 /* Carry out OPTS's action on FILE.  Return the exit status it earns.  */
 
 static int
@@ -184,6 +371,8 @@ process_file (const struct options *opts, const char *file)
       return status;
     }
 
+  if (opts->action == ACTION_REWRITE)
+    return 0;
   if (opts->verbose)
     fprintf (stderr, "%s: analysing %s\n", program_name, file);
   if (!analysis_run (file, depth, &a, &err))
@@ -217,9 +406,6 @@ process_file (const struct options *opts, const char *file)
     case ACTION_LIST_NEEDED:
       break;
     case ACTION_REWRITE:
-      file_error (file, "rewriting is not implemented yet; use --dump-relocs,"
-		  " --dump-blocks or --list-needed");
-      status = 1;
       break;
     }
   if (fflush (stdout) != 0 || ferror (stdout))
@@ -236,7 +422,7 @@ int
 main (int argc, char **argv)
 {
   struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false };
+			  false, false, false, NULL, NULL };
   int status = 0;
   int c;
 
@@ -246,9 +432,21 @@ main (int argc, char **argv)
       program_name = slash != NULL ? slash + 1 : argv[0];
     }
 
-  while ((c = getopt_long (argc, argv, "hL:vV", long_options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "hL:o:vV", long_options, NULL)) != -1)
     switch (c)
       {
+      case OPTION_WHOLE_PROGRAM:
+	opts.whole_program = true;
+	break;
+      case OPTION_POISON_ORIGINAL:
+	opts.poison_original = true;
+	break;
+      case OPTION_RUNTIME:
+	opts.runtime = optarg;
+	break;
+      case 'o':
+	opts.output = optarg;
+	break;
       case OPTION_DUMP_RELOCS:
 	opts.action = ACTION_DUMP_RELOCS;
 	break;
@@ -294,14 +492,42 @@ main (int argc, char **argv)
       fprintf (stderr, "%s: no input file\n", program_name);
       usage (stderr, EXIT_FAILURE);
     }
-  if (opts.action == ACTION_REWRITE && argc - optind > 2)
+  if (opts.action == ACTION_REWRITE
+      && (argc - optind > (opts.whole_program || opts.output ? 1 : 2)))
     {
       fprintf (stderr, "%s: too many file names\n", program_name);
       usage (stderr, EXIT_FAILURE);
     }
+  if (opts.whole_program && opts.output == NULL)
+    {
+      fprintf (stderr, "%s: --whole-program needs -o DIR\n", program_name);
+      usage (stderr, EXIT_FAILURE);
+    }
 
-  if (opts.action == ACTION_REWRITE)
-    status = process_file (&opts, argv[optind]);
+  if (opts.action == ACTION_REWRITE && opts.whole_program)
+    status = whole_program (&opts, argv[optind]);
+  else if (opts.action == ACTION_REWRITE)
+    {
+      const char *in = argv[optind];
+      const char *out = opts.output != NULL ? opts.output
+			: optind + 1 < argc ? argv[optind + 1] : in;
+      struct mips_object obj;
+      char *err = NULL;
+      bool main_program;
+
+      if (!object_open (in, &obj, &err))
+	{
+	  file_error (in, "%s", err != NULL ? err : "cannot read");
+	  free (err);
+	  status = 1;
+	}
+      else
+	{
+	  main_program = obj.e_type == ET_EXEC || obj.pie;
+	  object_close (&obj);
+	  status = rewrite_one (&opts, in, out, main_program);
+	}
+    }
   else
     for (int i = optind; i < argc; i++)
       {

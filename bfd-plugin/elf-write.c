@@ -1,0 +1,177 @@
+/* elf-write.c -- write a rewritten object with its new segment.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Like objcopy's smart_rename: the output goes to a temporary file in
+   the output's directory, which is renamed over the output only when it
+   has been written completely; on any failure the temporary file is
+   removed and no partial output exists.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf-write.h"
+
+static uint32_t
+get32 (const unsigned char *p, bool big_endian)
+{
+  return big_endian
+	 ? ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16)
+	   | ((uint32_t) p[2] << 8) | p[3]
+	 : ((uint32_t) p[3] << 24) | ((uint32_t) p[2] << 16)
+	   | ((uint32_t) p[1] << 8) | p[0];
+}
+
+static uint16_t
+get16 (const unsigned char *p, bool big_endian)
+{
+  return big_endian ? (uint16_t) ((p[0] << 8) | p[1])
+		    : (uint16_t) ((p[1] << 8) | p[0]);
+}
+
+static void
+put32 (unsigned char *p, uint32_t v, bool big_endian)
+{
+  for (int i = 0; i < 4; i++)
+    p[big_endian ? i : 3 - i] = (unsigned char) (v >> (24 - 8 * i));
+}
+
+bool
+elf_find_spare_phdr (const unsigned char *image, size_t size,
+		     bool big_endian, unsigned *index)
+{
+  uint32_t phoff;
+  uint16_t phentsize, phnum;
+
+  if (size < sizeof (Elf32_Ehdr))
+    return false;
+  phoff = get32 (image + 28, big_endian);
+  phentsize = get16 (image + 42, big_endian);
+  phnum = get16 (image + 44, big_endian);
+  if (phentsize != sizeof (Elf32_Phdr) || phoff > size
+      || (size_t) phnum * phentsize > size - phoff)
+    return false;
+  for (unsigned i = 0; i < phnum; i++)
+    if (get32 (image + phoff + i * phentsize, big_endian) == PT_NULL)
+      {
+	*index = i;
+	return true;
+      }
+  return false;
+}
+
+/* Write LEN bytes of BUF to FD.  */
+
+static bool
+write_all (int fd, const unsigned char *buf, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, buf, len);
+      if (n < 0)
+	{
+	  if (errno == EINTR)
+	    continue;
+	  return false;
+	}
+      buf += n;
+      len -= (size_t) n;
+    }
+  return true;
+}
+
+bool
+elf_write_with_segment (const char *out_path, unsigned char *image,
+			size_t size, bool big_endian,
+			const struct new_segment *seg, mode_t mode,
+			char **errmsg)
+{
+  static const unsigned char zeros[4096];
+  unsigned index;
+  unsigned char *ph;
+  char *tmp = NULL;
+  const char *slash;
+  int fd = -1;
+  bool ok = false;
+
+  if (seg->offset < size)
+    {
+      *errmsg = strdup ("internal error: new segment overlaps the file");
+      return false;
+    }
+  if (!elf_find_spare_phdr (image, size, big_endian, &index))
+    {
+      *errmsg = strdup ("no spare program header (PT_NULL) for the new "
+			"segment; moving the program header table is not "
+			"supported yet");
+      return false;
+    }
+  ph = image + get32 (image + 28, big_endian) + index * sizeof (Elf32_Phdr);
+  put32 (ph + 0, PT_LOAD, big_endian);
+  put32 (ph + 4, seg->offset, big_endian);
+  put32 (ph + 8, seg->vaddr, big_endian);
+  put32 (ph + 12, seg->vaddr, big_endian);
+  put32 (ph + 16, seg->filesz, big_endian);
+  put32 (ph + 20, seg->memsz, big_endian);
+  put32 (ph + 24, PF_R | PF_W | PF_X, big_endian);
+  put32 (ph + 28, 0x10000, big_endian);
+
+  slash = strrchr (out_path, '/');
+  if (asprintf (&tmp, "%.*sprofcopyXXXXXX",
+		slash != NULL ? (int) (slash - out_path + 1) : 0,
+		out_path) < 0)
+    {
+      tmp = NULL;
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    {
+      if (asprintf (errmsg, "cannot create a temporary file: %s",
+		    strerror (errno)) < 0)
+	*errmsg = NULL;
+      free (tmp);
+      return false;
+    }
+  if (!write_all (fd, image, size))
+    goto io_error;
+  for (size_t pad = seg->offset - size; pad > 0;)
+    {
+      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
+      if (!write_all (fd, zeros, n))
+	goto io_error;
+      pad -= n;
+    }
+  if (!write_all (fd, seg->bytes, seg->filesz))
+    goto io_error;
+  if (fchmod (fd, mode & 07777) != 0 || close (fd) != 0)
+    {
+      fd = -1;
+      goto io_error;
+    }
+  fd = -1;
+  if (rename (tmp, out_path) != 0)
+    goto io_error;
+  ok = true;
+  goto done;
+
+ io_error:
+  if (asprintf (errmsg, "cannot write: %s", strerror (errno)) < 0)
+    *errmsg = NULL;
+  if (fd >= 0)
+    close (fd);
+  unlink (tmp);
+ done:
+  free (tmp);
+  return ok;
+}

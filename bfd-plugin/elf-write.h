@@ -1,0 +1,40 @@
+/* elf-write.h -- write a rewritten object with its new segment.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_ELF_WRITE_H
+#define PROFCOPY_ELF_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The new loadable segment.  */
+struct new_segment
+{
+  uint32_t vaddr;		/* Link-time address, 64 KiB aligned.  */
+  uint32_t offset;		/* File offset, congruent to vaddr.  */
+  const unsigned char *bytes;	/* filesz bytes.  */
+  uint32_t filesz, memsz;
+};
+
+/* Find the spare PT_NULL program header of the ELF32 IMAGE (SIZE bytes,
+   BIG_ENDIAN) and return its index in *INDEX.  False if there is none.  */
+bool elf_find_spare_phdr (const unsigned char *image, size_t size,
+			  bool big_endian, unsigned *index);
+
+/* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as a
+   new read-write-execute PT_LOAD in the spare program header, to
+   OUT_PATH.  The file is written to a temporary file in OUT_PATH's
+   directory and renamed into place only when all went well; MODE gives
+   its permissions.  IMAGE's program header table is updated in place.
+   False with a malloc'd reason in *ERRMSG.  */
+bool elf_write_with_segment (const char *out_path, unsigned char *image,
+			     size_t size, bool big_endian,
+			     const struct new_segment *seg, mode_t mode,
+			     char **errmsg);
+
+#endif /* PROFCOPY_ELF_WRITE_H */

@@ -1,0 +1,1454 @@
+/* emit.c -- plan, lay out and write the profiled copy of the code.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Every block gets one 64-bit counter increment, made with ll/sc so
+   that threads never lose a count:
+
+	ll    r2,lo(r1)
+	addiu r3,r2,1
+	sc    r3,lo(r1)
+	beqz  r3,<ll>		retry if another thread got there first
+	 addiu r2,r2,1
+	bnez  r2,<done>		no carry into the high word
+	 nop
+	ll ... sc on lo+4(r1)	the rare carry, the same way
+   done:
+
+   r1 is the counter's 64 KiB chunk.  Position-independent code finds
+   it in a new local GOT entry through gp (`lw r1,chunk(gp)'), so the
+   increment goes at the first point of the block where gp is known to
+   hold this object's gp: after the prologue of a function, after gp is
+   reloaded following a call.  A block with no such point (a leaf
+   function that never sets gp, a lazy-binding stub) finds the counter
+   relative to its own address with `bal'.  Fixed-address executables
+   use the counter's absolute address.  The scratch registers are ones
+   that liveness proves dead at that point; what is missing is saved
+   below a lowered sp, which is safe against signals.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+#define OP_REGIMM	0x01
+#define OP_J		0x02
+#define OP_JAL		0x03
+#define OP_BEQ		0x04
+#define OP_BNE		0x05
+#define OP_ADDIU	0x09
+#define OP_LUI		0x0f
+#define OP_LW		0x23
+#define OP_SW		0x2b
+#define OP_LL		0x30
+#define OP_SC		0x38
+#define REGIMM_BGEZAL	0x11
+#define FUNCT_ADDU	0x21
+#define FUNCT_SYSCALL	0x0c
+
+#define ADDU_GP_GP_T9	0x0399e021u
+#define ADDU_GP_GP_RA	0x039fe021u
+
+/* Words of the increment itself, without the way to r1.  */
+#define LLSC_WORDS	12
+
+#define R(r)		((uint64_t) 1 << (r))
+
+/* Scratch registers in order of preference: never zero, k0, k1, gp or
+   sp; ra last.  */
+static const uint8_t scratch_order[] = {
+  1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 4, 5, 6, 7,
+  16, 17, 18, 19, 20, 21, 22, 23, 30, 31
+};
+
+/* Encoders.  */
+
+static uint32_t
+itype (unsigned op, unsigned rs, unsigned rt, uint32_t imm)
+{
+  return (op << 26) | (rs << 21) | (rt << 16) | (imm & 0xffff);
+}
+
+static uint32_t
+addu (unsigned rd, unsigned rs, unsigned rt)
+{
+  return (rs << 21) | (rt << 16) | (rd << 11) | FUNCT_ADDU;
+}
+
+/* Split the 32-bit displacement D into HI and LO for `lui; lo(...)',
+   with LO small enough that LO + 4 still fits in 16 bits.  */
+
+static void
+split_hi_lo (uint32_t d, uint32_t *hi, int32_t *lo)
+{
+  uint32_t h = (d + 0x8000) >> 16;
+  int32_t l = (int32_t) (d - (h << 16));
+
+  if (l > 0x7ffb)
+    {
+      h++;
+      l -= 0x10000;
+    }
+  *hi = h & 0xffff;
+  *lo = l;
+}
+
+static long
+word_index (const struct emitter *e, uint32_t addr)
+{
+  const struct code *code = &e->a->code;
+
+  if (addr & 3)
+    return -1;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	return (long) (e->section_base[i] + (addr - s->start) / 4);
+    }
+  return -1;
+}
+
+uint32_t
+emit_map (const struct emitter *e, uint32_t old)
+{
+  long w = word_index (e, old);
+
+  return w < 0 ? old : e->map[w];
+}
+
+static int
+popcount64 (uint64_t v)
+{
+  int n = 0;
+  for (; v != 0; v &= v - 1)
+    n++;
+  return n;
+}
+
+/* The gp state.  A block starts with gp valid when every path into it
+   leaves gp valid; a block that code outside its function can enter
+   (a function entry, a code address held in data or in the GOT) starts
+   with gp unknown.  Inside a block, `addu gp,gp,t9|ra' (the prologue)
+   and `lw gp,off(sp)' (the reload after a call) make gp valid, any other
+   write of gp and every call make it unknown.  */
+
+static bool
+gp_step (bool valid, const struct insn *insn)
+{
+  if (!(insn->writes & R (REG_GP)))
+    return valid;
+  if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA)
+    return true;
+  return insn->op == OP_LW && insn->rs == REG_SP;
+}
+
+static bool
+is_call (const struct insn *insn)
+{
+  return (insn->kind == INSN_CALL && insn->target != insn->addr + 8)
+	 || insn->kind == INSN_ICALL;
+}
+
+/* Run the gp state of block B from IN through its words, recording the
+   state before each word in gp_valid when RECORD; return the state at
+   its end (unknown after a call).  */
+
+static bool
+gp_block (struct emitter *e, const struct block *b, bool in, bool record)
+{
+  const struct code *code = &e->a->code;
+  bool valid = in;
+  bool called = false;
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (record)
+	e->gp_valid[word_index (e, a)] = valid;
+      if (insn == NULL)
+	continue;
+      valid = gp_step (valid, insn);
+      if (is_call (insn))
+	called = true;
+    }
+  return valid && !called;
+}
+
+/* Mark in ENTRY every block that code outside its function may enter.  */
+
+static void
+mark_entries (const struct emitter *e, unsigned char *entry)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0)
+      entry[cfg->funcs[f].first_block] = 1;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *b;
+      if (r->type == RELOC_JUMP_TABLE || r->type == RELOC_PROLOGUE)
+	continue;
+      b = cfg_block_at (cfg, r->target);
+      if (b != NULL && b->start == r->target)
+	entry[b - cfg->blocks] = 1;
+    }
+}
+
+/* Compute gp_valid for every word: a forward dataflow to a fixpoint
+   over the blocks of each function, with jump table edges added.  */
+
+static bool
+gp_dataflow (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *in = malloc (n + 1);
+  unsigned char *out = malloc (n + 1);
+  bool changed = true;
+
+  if (entry == NULL || in == NULL || out == NULL)
+    {
+      free (entry);
+      free (in);
+      free (out);
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  mark_entries (e, entry);
+  memset (in, 1, n + 1);
+  memset (out, 1, n + 1);
+
+  while (changed)
+    {
+      changed = false;
+      /* Meet: a block's in is the AND of its predecessors' outs.
+	 Start from true everywhere except entries, and lower.  */
+      for (size_t i = 0; i < n; i++)
+	{
+	  bool v = !entry[i] && in[i];
+	  if (v != in[i])
+	    {
+	      in[i] = v;
+	      changed = true;
+	    }
+	}
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool o = gp_block (e, b, in[i], false);
+	  if (o != out[i])
+	    {
+	      out[i] = o;
+	      changed = true;
+	    }
+	  for (uint32_t s = 0; s < b->n_succ; s++)
+	    {
+	      uint32_t t = b->succ[s];
+	      if (cfg->blocks[t].func != b->func)
+		continue;
+	      if (in[t] && !o)
+		{
+		  in[t] = 0;
+		  changed = true;
+		}
+	    }
+	}
+      for (size_t k = 0; k < a->relocs.n_entries; k++)
+	{
+	  const struct reloc_entry *r = &a->relocs.entries[k];
+	  const struct block *from, *to;
+	  bool v;
+	  if (r->type != RELOC_JUMP_TABLE)
+	    continue;
+	  from = cfg_block_at (cfg, r->aux2);
+	  to = cfg_block_at (cfg, r->target);
+	  if (from == NULL || to == NULL || to->start != r->target)
+	    continue;
+	  /* The state at the jr itself: it adds gp to the entry.  */
+	  v = in[from - cfg->blocks];
+	  for (uint32_t x = from->start; x < r->aux2; x += 4)
+	    {
+	      const struct insn *insn = code_insn_at (&a->code, x);
+	      if (insn != NULL)
+		v = gp_step (v, insn);
+	    }
+	  if (in[to - cfg->blocks] && !v)
+	    {
+	      in[to - cfg->blocks] = 0;
+	      changed = true;
+	    }
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    gp_block (e, &cfg->blocks[i], in[i], true);
+  free (entry);
+  free (in);
+  free (out);
+  return true;
+}
+
+/* Choose NEED scratch registers from the dead set DEAD (MUST: a
+   register that has to be one of them, or 0), saving live ones.  */
+
+static void
+choose_regs (struct snippet *p, uint64_t dead, unsigned need,
+	     unsigned must)
+{
+  unsigned k = 0;
+
+  p->n_spill = 0;
+  if (must != 0)
+    {
+      p->regs[k++] = (uint8_t) must;
+      if (!(dead & R (must)))
+	p->spill[p->n_spill++] = (uint8_t) must;
+      dead &= ~R (must);
+    }
+  for (size_t i = 0; k < need && i < sizeof scratch_order; i++)
+    if (scratch_order[i] != must && (dead & R (scratch_order[i])))
+      p->regs[k++] = scratch_order[i];
+  for (size_t i = 0; k < need && i < sizeof scratch_order; i++)
+    {
+      unsigned r = scratch_order[i];
+      bool used = r == must;
+      for (unsigned j = 0; j < k; j++)
+	used |= p->regs[j] == r;
+      if (!used && r != REG_RA)
+	{
+	  p->regs[k++] = (uint8_t) r;
+	  p->spill[p->n_spill++] = (uint8_t) r;
+	}
+    }
+}
+
+/* Registers a snippet may use as scratch when dead.  */
+#define SCRATCH_MASK							\
+  (R (1) | R (2) | R (3) | R (4) | R (5) | R (6) | R (7) | R (8) | R (9)	\
+   | R (10) | R (11) | R (12) | R (13) | R (14) | R (15) | R (16) | R (17) \
+   | R (18) | R (19) | R (20) | R (21) | R (22) | R (23) | R (24) | R (25) \
+   | R (30) | R (31))
+
+/* True if the point before the word at AT of block B (or after B's
+   last word, AT being B's end) lies inside an ll/sc sequence.  */
+
+static bool
+point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  const struct insn *last;
+
+  if (at < b->end)
+    return e->in_llsc[word_index (e, at)];
+  last = code_insn_at (&e->a->code, at - 4);
+  return e->in_llsc[word_index (e, at - 4)] && last != NULL
+	 && last->op != OP_SC;
+}
+
+/* Plan the increment of SNIPPET on the way into the block at TARGET,
+   with gp valid or not (GP).  */
+
+static void
+plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
+		   bool gp)
+{
+  const struct block *t = cfg_block_at (&e->a->cfg, target);
+  uint64_t dead = t != NULL ? ~t->live_in & SCRATCH_MASK : 0;
+
+  if (e->fixed_address)
+    {
+      sn->kind = COUNT_ABS;
+      choose_regs (sn, dead, 3, 0);
+    }
+  else if (gp)
+    {
+      sn->kind = COUNT_GP;
+      choose_regs (sn, dead, 3, 0);
+    }
+  else
+    {
+      sn->kind = COUNT_PC;
+      choose_regs (sn, dead, 4, REG_RA);
+    }
+}
+
+/* Plan block B, all of whose points lie inside an ll/sc sequence, to be
+   counted on its outgoing edges, which must leave the sequence.  */
+
+static bool
+plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
+	    char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  bool gp = e->gp_valid[word_index (e, b->start)];
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (insn != NULL)
+	gp = gp_step (gp, insn);
+    }
+  if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
+      || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
+      || word_index (e, ctl->target) < 0
+      || e->in_llsc[word_index (e, ctl->target)])
+    {
+      if (asprintf (errmsg, "0x%08x: a block inside an ll/sc sequence "
+		    "cannot be counted", b->start) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  p->edge = true;
+  p->at = b->end;
+  p->has_fall = ctl->kind == INSN_BRANCH;
+  p->has_taken = true;
+  if (p->has_fall)
+    plan_edge_snippet (e, &p->s, b->end, gp);
+  plan_edge_snippet (e, &p->taken, ctl->target, gp);
+  return true;
+}
+
+/* Plan the counter increment of block B.  */
+
+static bool
+plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
+	    char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  uint32_t limit = ctl != NULL ? ctl->addr : b->end;
+  uint32_t first_gp = 0;
+  bool have_gp = false;
+
+  if (ctl != NULL && slot == NULL)
+    limit = b->start;
+
+  for (uint32_t at = b->start; at <= limit; at += 4)
+    {
+      bool gp;
+      uint64_t dead;
+
+      if (point_in_llsc (e, b, at))
+	continue;
+      if (at < b->end)
+	gp = e->gp_valid[word_index (e, at)];
+      else
+	{
+	  const struct insn *last = code_insn_at (code, at - 4);
+	  gp = last != NULL
+	       && gp_step (e->gp_valid[word_index (e, at - 4)], last);
+	}
+      if (!e->fixed_address && gp)
+	{
+	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  if (!have_gp)
+	    {
+	      have_gp = true;
+	      first_gp = at;
+	    }
+	  if (popcount64 (dead) >= 3)
+	    {
+	      p->at = at;
+	      p->s.kind = COUNT_GP;
+	      choose_regs (&p->s, dead, 3, 0);
+	      return true;
+	    }
+	}
+      if (e->fixed_address)
+	{
+	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  if (popcount64 (dead) >= 3)
+	    {
+	      p->at = at;
+	      p->s.kind = COUNT_ABS;
+	      choose_regs (&p->s, dead, 3, 0);
+	      return true;
+	    }
+	}
+      /* Never move the count past an instruction that may not come back
+	 (a system call such as exit, a trap).  */
+      if (at < limit)
+	{
+	  const struct insn *insn = code_insn_at (code, at);
+	  if (insn == NULL || insn->kind == INSN_INVALID
+	      || (insn->flags & INSN_F_TRAP)
+	      || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL))
+	    break;
+	}
+    }
+
+  if (have_gp)
+    {
+      p->at = first_gp;
+      p->s.kind = COUNT_GP;
+      choose_regs (&p->s, ~cfg_live_at (code, cfg, b, first_gp) & SCRATCH_MASK,
+		   3, 0);
+      return true;
+    }
+  if (point_in_llsc (e, b, b->start))
+    return plan_edges (e, b, p, errmsg);
+  p->at = b->start;
+  if (e->fixed_address)
+    {
+      p->s.kind = COUNT_ABS;
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 3, 0);
+    }
+  else
+    {
+      p->s.kind = COUNT_PC;
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 4, REG_RA);
+    }
+  return true;
+}
+
+/* Words of the snippet planned in P.  */
+
+static uint32_t
+snippet_words (const struct snippet *p)
+{
+  uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3 : 1);
+
+  if (p->n_spill > 0)
+    n += 2 + 2 * p->n_spill;
+  return n;
+}
+
+/* The new GOT entry that holds the new address of the original code
+   address TARGET, added if needed; (uint32_t) -1 when out of memory.  */
+
+static uint32_t
+got_target_entry (struct new_got *g, uint32_t target)
+{
+  for (uint32_t k = 0; k < g->n_targets; k++)
+    if (g->target_of[k] == target)
+      return g->n_chunks + k;
+  if (g->n_targets == g->alloc_targets)
+    {
+      uint32_t n = g->alloc_targets ? 2 * g->alloc_targets : 256;
+      uint32_t *v = realloc (g->target_of, n * sizeof *v);
+      if (v == NULL)
+	return (uint32_t) -1;
+      g->target_of = v;
+      g->alloc_targets = n;
+    }
+  g->target_of[g->n_targets++] = target;
+  g->n_new = g->n_chunks + g->n_targets;
+  return g->n_new - 1;
+}
+
+/* The counter chunks and the got-ref addius, with new GOT entries for
+   their targets.  */
+
+static bool
+plan_got (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct mips_object *obj = &a->obj;
+  struct new_got *g = &e->got;
+
+  g->n_old_local = obj->dyn.local_gotno;
+  g->n_old = obj->got_size / 4;
+  g->n_chunks = (uint32_t) ((a->cfg.n_blocks * 8 + 0xffff) / 0x10000);
+  if (g->n_chunks == 0)
+    g->n_chunks = 1;
+  g->n_new = g->n_chunks;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      uint32_t k;
+      long w;
+      if (r->type != RELOC_GOT_REF)
+	continue;
+      k = got_target_entry (g, r->target);
+      if (k == (uint32_t) -1)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      w = word_index (e, r->aux);
+      if (w < 0)
+	continue;
+      if (e->gotref_slot[w] != 0 && e->gotref_slot[w] != k + 1)
+	{
+	  if (asprintf (errmsg, "0x%08x: one addiu computes two code "
+			"addresses", r->aux) < 0)
+	    *errmsg = NULL;
+	  return false;
+	}
+      e->gotref_slot[w] = k + 1;
+    }
+  return true;
+}
+
+/* Check that the new GOT still fits gp's reach and allocate its new
+   values.  */
+
+static bool
+finish_got (struct emitter *e, char **errmsg)
+{
+  struct new_got *g = &e->got;
+
+  if ((uint64_t) 4 * (g->n_old + g->n_new) > 0xfff0 + 4)
+    {
+      *errmsg = strdup ("the GOT would outgrow gp's 64 KiB reach");
+      return false;
+    }
+  g->new_values = calloc (g->n_new + 1, sizeof *g->new_values);
+  if (g->new_values == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  return true;
+}
+
+/* Mark in e->entered every word that control can reach other than by
+   falling into it: branch targets and code addresses of the table.  */
+
+static void
+mark_entered (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+  const struct reloc_table *t = &e->a->relocs;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	long w;
+	if (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
+	    && insn->kind != INSN_CALL)
+	  continue;
+	w = word_index (e, insn->target);
+	if (w >= 0)
+	  e->entered[w] = 1;
+      }
+  for (size_t k = 0; k < t->n_entries; k++)
+    {
+      long w = word_index (e, t->entries[k].target);
+      if (w >= 0)
+	e->entered[w] = 1;
+    }
+}
+
+/* Mark the words between each ll and its sc: an ll there (ours) would
+   move the reservation, and the program's sc would never succeed.  */
+
+static void
+mark_llsc (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    {
+      const struct insn_section *sec = &code->sections[s];
+      for (size_t i = 0; i < sec->n_insns; i++)
+	if (sec->insns[i].op == OP_LL)
+	  for (size_t k = i + 1; k < sec->n_insns && k <= i + 32; k++)
+	    {
+	      e->in_llsc[e->section_base[s] + k] = 1;
+	      if (sec->insns[k].op == OP_SC)
+		break;
+	    }
+    }
+}
+
+bool
+emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
+{
+  const struct code *code = &a->code;
+  size_t total = 0;
+
+  memset (e, 0, sizeof *e);
+  e->a = a;
+  e->fixed_address = a->obj.e_type == ET_EXEC;
+  e->section_base = calloc (code->n_sections + 1, sizeof *e->section_base);
+  if (e->section_base == NULL)
+    goto nomem;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      e->section_base[i] = total;
+      total += code->sections[i].n_insns;
+    }
+  e->n_words = total;
+  e->map = calloc (total + 1, sizeof *e->map);
+  e->insn_new = calloc (total + 1, sizeof *e->insn_new);
+  e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
+  e->gp_valid = calloc (total + 1, 1);
+  e->long_kind = calloc (total + 1, 1);
+  e->long_reg = calloc (total + 1, 1);
+  e->long_slot = calloc (total + 1, sizeof *e->long_slot);
+  e->entered = calloc (total + 1, 1);
+  e->in_llsc = calloc (total + 1, 1);
+  e->retarget = calloc (total + 1, sizeof *e->retarget);
+  e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
+  if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
+      || e->gp_valid == NULL || e->plans == NULL || e->long_kind == NULL
+      || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
+      || e->in_llsc == NULL || e->retarget == NULL)
+    goto nomem;
+  mark_entered (e);
+  mark_llsc (e);
+  if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg))
+    return false;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
+	return false;
+      e->n_edge += p->edge;
+      if (p->s.kind == COUNT_GP)
+	e->n_count_gp++;
+      else if (p->s.kind == COUNT_PC)
+	e->n_count_pc++;
+      else
+	e->n_count_abs++;
+      if (p->s.n_spill > 0)
+	e->n_spilled++;
+    }
+  return true;
+
+ nomem:
+  *errmsg = strdup ("out of memory");
+  return false;
+}
+
+/* True if INSN is a branch-likely.  */
+
+static bool
+is_likely (const struct insn *insn)
+{
+  return (insn->flags & INSN_F_LIKELY) != 0;
+}
+
+/* True if the long form KIND writes the branch's delay slot itself,
+   so that the slot's own word is written as nothing.  */
+
+static bool
+long_takes_slot (unsigned kind)
+{
+  return kind == LONG_JUMP_PC || kind == LONG_COND_GP || kind == LONG_COND_PC;
+}
+
+/* Words the copy of INSN, word W, takes.  */
+
+static uint32_t
+insn_words (const struct emitter *e, long w, const struct insn *insn)
+{
+  uint32_t likely = is_likely (insn) ? 1 : 0;
+
+  switch (e->long_kind[w])
+    {
+    case LONG_CALL_GP:
+    case LONG_JUMP_GP:
+      return 2;
+    case LONG_CALL_PC:
+      return 5;
+    case LONG_JUMP_PC:
+      return 7;
+    case LONG_COND_GP:
+      return 5 + likely;
+    case LONG_COND_PC:
+      return 8 + likely;
+    default:
+      break;
+    }
+  if (w > 0 && long_takes_slot (e->long_kind[w - 1]))
+    return 0;
+  return 1;
+}
+
+/* The non-likely branch with the opposite condition of the conditional
+   branch WORD, with a zero offset; 0 if there is none.  */
+
+static uint32_t
+invert_branch (uint32_t word)
+{
+  uint32_t op = word >> 26, base = word & 0x03ff0000;
+
+  switch (op)
+    {
+    case 0x04: case 0x14: return (0x05u << 26) | base;	/* beq(l) -> bne */
+    case 0x05: case 0x15: return (0x04u << 26) | base;	/* bne(l) -> beq */
+    case 0x06: case 0x16: return (0x07u << 26) | base;	/* blez(l) -> bgtz */
+    case 0x07: case 0x17: return (0x06u << 26) | base;	/* bgtz(l) -> blez */
+    case OP_REGIMM:
+      switch ((word >> 16) & 0x1f)
+	{
+	case 0x00: case 0x02:	/* bltz(l) -> bgez */
+	  return (word & 0xffe00000) | (0x01u << 16);
+	case 0x01: case 0x03:	/* bgez(l) -> bltz */
+	  return word & 0xffe00000;
+	default:
+	  return 0;
+	}
+    case 0x11:
+      /* bc1f/bc1t(l): flip tf, clear nd.  */
+      if (((word >> 21) & 0x1f) == 0x08)
+	return (word & 0xfffc0000) ^ 0x00010000;
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+/* One layout pass: fill map and insn_new and set text_size.  */
+
+static void
+layout_pass (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  uint32_t pc = e->text_addr;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      struct count_plan *p = &e->plans[i];
+
+      e->map[word_index (e, b->start)] = pc;
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  long w = word_index (e, at);
+	  if (at == p->at && !p->edge)
+	    pc += 4 * snippet_words (&p->s);
+	  e->insn_new[w] = pc;
+	  if (at != b->start)
+	    e->map[w] = pc;
+	  pc += 4 * insn_words (e, w, code_insn_at (&a->code, at));
+	}
+      if (p->edge)
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  if (p->has_fall)
+	    pc += 4 * (snippet_words (&p->s) + 2);
+	  p->stub = pc;
+	  e->retarget[word_index (e, ctl->addr)] = pc;
+	  pc += 4 * (snippet_words (&p->taken) + 2);
+	}
+      else if (p->at == b->end)
+	pc += 4 * snippet_words (&p->s);
+    }
+  e->text_size = pc - e->text_addr;
+}
+
+/* A register other than ra, dead in DEAD, or 0.  */
+
+static unsigned
+dead_reg (uint64_t dead)
+{
+  for (size_t i = 0; i < sizeof scratch_order; i++)
+    if (scratch_order[i] != REG_RA && (dead & R (scratch_order[i])))
+      return scratch_order[i];
+  return 0;
+}
+
+/* The prologue entry whose lui is at ADDR, or NULL.  */
+static const struct reloc_entry *prologue_at (const struct reloc_table *t,
+					      uint32_t addr);
+
+/* True if t9 holds the original code address TARGET when the branch
+   INSN runs: the last write of t9 before it loads TARGET from the GOT or
+   is a GOT reference to TARGET.  The search goes back through straight
+   code, into the previous block when that one falls through (with the
+   delay slot of a conditional branch, which runs on both paths) and
+   nothing else jumps in between.  */
+
+static bool
+t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
+{
+  const struct mips_object *obj = &e->a->obj;
+  uint32_t a = insn->addr;
+
+  for (int n = 0; n < 64 && a >= 4; n++)
+    {
+      const struct insn *p;
+      long w;
+      uint32_t value;
+
+      if (e->entered[word_index (e, a)])
+	return false;
+      a -= 4;
+      p = code_insn_at (&e->a->code, a);
+      w = word_index (e, a);
+      if (p == NULL || p->kind == INSN_INVALID)
+	return false;
+      if (p->kind != INSN_OTHER
+	  && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY)))
+	return false;
+      if (!(p->writes & R (REG_T9)))
+	continue;
+      if (e->gotref_slot[w] != 0)
+	return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_chunks]
+	       == target;
+      if (p->op == OP_LW && p->rs == REG_GP)
+	{
+	  uint32_t slot = obj->gp + (uint32_t) p->imm;
+	  if (slot >= obj->got_addr
+	      && object_got_entry (obj, (slot - obj->got_addr) / 4, &value))
+	    return value == target;
+	}
+      return false;
+    }
+  return false;
+}
+
+/* Choose the long form of the direct branch INSN (word W), which cannot
+   reach its target.  The target is reached through a register R that
+   is dead where it is written: loaded from a new GOT entry when gp is
+   valid, else built relative to a `bal', which also needs ra dead (a
+   call overwrites ra anyway).  False with *ERRMSG when nothing fits.  */
+
+static bool
+choose_long (struct emitter *e, const struct insn *insn, long w,
+	     char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *b = cfg_block_at (cfg, insn->addr);
+  const struct block *t = cfg_block_at (cfg, insn->target);
+  const struct reloc_entry *pro = prologue_at (&e->a->relocs, insn->target);
+  const struct insn *slot = code_insn_at (code, insn->addr + 4);
+  bool call = insn->kind == INSN_CALL && !(insn->flags & INSN_F_COND);
+  bool jump = insn->kind == INSN_JUMP;
+  bool cond = insn->kind == INSN_BRANCH && invert_branch (insn->word) != 0;
+  bool gp;
+  uint64_t dead;
+  unsigned reg;
+  uint32_t k;
+
+  if (b == NULL || t == NULL || slot == NULL || !(call || jump || cond))
+    goto none;
+  if ((call || jump)
+      && ((pro != NULL && pro->via == VIA_T9 && pro->target == insn->target)
+	  || t9_holds (e, insn, insn->target)))
+    {
+      /* t9 holds the target: the only way the original can work.  */
+      e->long_kind[w] = LONG_T9;
+      return true;
+    }
+
+  /* For a call, R is written before the slot runs, so it must be dead
+     at the branch; for a jump or branch the slot runs first (it is
+     moved before), and R must be dead at the target.  */
+  gp = e->gp_valid[w] && !(slot->writes & R (REG_GP));
+  if (call)
+    dead = ~cfg_live_at (code, cfg, b, insn->addr);
+  else if (jump && gp)
+    dead = ~cfg_live_at (code, cfg, b, insn->addr) & ~t->live_in;
+  else
+    dead = ~t->live_in & ~slot->reads;
+  /* A tail jump to another function's entry: the o32 ABI passes
+     nothing in at, so at is dead there whatever liveness, which gives
+     up at function boundaries, says.  */
+  if (jump && gp && t->func != b->func
+      && cfg->funcs[t->func].entry == insn->target
+      && !(slot->reads & R (REG_AT)))
+    dead |= R (REG_AT);
+  dead &= SCRATCH_MASK;
+  reg = dead_reg (dead);
+  if (reg == 0)
+    goto none;
+  if (!gp && !call && !(dead & R (REG_RA)))
+    goto none;
+  if (gp)
+    {
+      k = got_target_entry (&e->got, insn->target);
+      if (k == (uint32_t) -1)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      e->long_slot[w] = k;
+    }
+  e->long_reg[w] = (uint8_t) reg;
+  e->long_kind[w] = call ? (gp ? LONG_CALL_GP : LONG_CALL_PC)
+		    : jump ? (gp ? LONG_JUMP_GP : LONG_JUMP_PC)
+		    : (gp ? LONG_COND_GP : LONG_COND_PC);
+  return true;
+
+ none:
+  if (asprintf (errmsg, "0x%08x: branch out of range in the profiled code, "
+		"and no long form applies", insn->addr) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+bool
+emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
+{
+  const struct code *code = &e->a->code;
+
+  e->text_addr = text_addr;
+  for (int pass = 0; pass < 32; pass++)
+    {
+      bool changed = false;
+
+      layout_pass (e);
+      for (size_t s = 0; s < code->n_sections; s++)
+	for (size_t i = 0; i < code->sections[s].n_insns; i++)
+	  {
+	    const struct insn *insn = &code->sections[s].insns[i];
+	    long w = (long) (e->section_base[s] + i);
+	    int64_t off;
+
+	    if (e->long_kind[w] != LONG_NONE
+		|| (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
+		    && insn->kind != INSN_CALL)
+		|| insn->op == OP_J || insn->op == OP_JAL
+		|| word_index (e, insn->target) < 0
+		|| (insn->kind == INSN_CALL && insn->target == insn->addr + 8))
+	      continue;
+	    off = ((int64_t) (e->retarget[w] != 0 ? e->retarget[w]
+			      : emit_map (e, insn->target))
+		   - (int64_t) (e->insn_new[w] + 4)) / 4;
+	    if (off >= -32768 && off <= 32767)
+	      continue;
+	    if (!choose_long (e, insn, w, errmsg))
+	      return false;
+	    if (e->long_kind[w] != LONG_T9)
+	      changed = true;
+	    e->n_long_calls++;
+	  }
+      if (!changed)
+	return finish_got (e, errmsg);
+    }
+  *errmsg = strdup ("the layout of long branches does not settle");
+  return false;
+}
+
+/* Output cursor.  */
+struct cursor
+{
+  const struct emitter *e;
+  unsigned char *out;
+  uint32_t pc;			/* Address of the next word.  */
+};
+
+static void
+put (struct cursor *c, uint32_t word)
+{
+  unsigned char *p = c->out + (c->pc - c->e->text_addr);
+
+  if (c->e->a->obj.big_endian)
+    {
+      p[0] = word >> 24;
+      p[1] = word >> 16;
+      p[2] = word >> 8;
+      p[3] = word;
+    }
+  else
+    {
+      p[0] = word;
+      p[1] = word >> 8;
+      p[2] = word >> 16;
+      p[3] = word >> 24;
+    }
+  c->pc += 4;
+}
+
+/* The ll/sc increment of the counter at LO(R1), scratch R2 and R3.  */
+
+static void
+put_llsc (struct cursor *c, unsigned r1, unsigned r2, unsigned r3, int32_t lo)
+{
+  put (c, itype (OP_LL, r1, r2, (uint32_t) lo));
+  put (c, itype (OP_ADDIU, r2, r3, 1));
+  put (c, itype (OP_SC, r1, r3, (uint32_t) lo));
+  put (c, itype (OP_BEQ, r3, 0, (uint32_t) -4));
+  put (c, itype (OP_ADDIU, r2, r2, 1));
+  put (c, itype (OP_BNE, r2, 0, 6));
+  put (c, 0);
+  put (c, itype (OP_LL, r1, r2, (uint32_t) (lo + 4)));
+  put (c, itype (OP_ADDIU, r2, r2, 1));
+  put (c, itype (OP_SC, r1, r2, (uint32_t) (lo + 4)));
+  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));
+  put (c, 0);
+}
+
+/* Write the counter increment of block INDEX planned in P.  */
+
+static void
+put_snippet (struct cursor *c, size_t index, const struct snippet *p)
+{
+  const struct emitter *e = c->e;
+  uint32_t counter = e->counters + 8 * (uint32_t) index;
+  unsigned r1, r2, r3;
+  uint32_t hi;
+  int32_t lo;
+
+  if (p->n_spill > 0)
+    {
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+      for (unsigned i = 0; i < p->n_spill; i++)
+	put (c, itype (OP_SW, REG_SP, p->spill[i], 4 * i));
+    }
+  switch (p->kind)
+    {
+    case COUNT_GP:
+      {
+	uint32_t chunk = (8 * (uint32_t) index) >> 16;
+	uint32_t slot = e->got.n_old_local + chunk;
+	r1 = p->regs[0];
+	r2 = p->regs[1];
+	r3 = p->regs[2];
+	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
+	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
+	put_llsc (c, r1, r2, r3, lo);
+      }
+      break;
+    case COUNT_ABS:
+      r1 = p->regs[0];
+      r2 = p->regs[1];
+      r3 = p->regs[2];
+      split_hi_lo (counter, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put_llsc (c, r1, r2, r3, lo);
+      break;
+    default:
+      {
+	/* regs[0] is ra.  bal lands on the addu, which is P.  */
+	uint32_t here = c->pc + 8;
+	r1 = p->regs[1];
+	r2 = p->regs[2];
+	r3 = p->regs[3];
+	split_hi_lo (counter - here, &hi, &lo);
+	put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+	put (c, itype (OP_LUI, 0, r1, hi));
+	put (c, addu (r1, r1, REG_RA));
+	put_llsc (c, r1, r2, r3, lo);
+      }
+      break;
+    }
+  if (p->n_spill > 0)
+    {
+      for (unsigned i = p->n_spill; i-- > 0;)
+	put (c, itype (OP_LW, REG_SP, p->spill[i], 4 * i));
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+    }
+}
+
+/* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
+   come first in the sorted table, by address.  */
+
+static const struct reloc_entry *
+prologue_at (const struct reloc_table *t, uint32_t addr)
+{
+  size_t lo = 0, hi = t->n_by_type[RELOC_PROLOGUE];
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (t->entries[mid].addr < addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo < t->n_by_type[RELOC_PROLOGUE] && t->entries[lo].addr == addr)
+    return &t->entries[lo];
+  return NULL;
+}
+
+/* True if INSN is an I-type instruction whose rs is a base register.  */
+
+static bool
+has_base (const struct insn *insn)
+{
+  return insn->op == OP_ADDIU || (insn->op >= 0x20 && insn->op <= 0x3f);
+}
+
+static bool put_insn_body (struct cursor *c, const struct insn *insn,
+			   char **errmsg);
+
+/* Write the jump (CALL: jalr) to the new address of the original code
+   address TARGET through register R: from the new GOT entry K when
+   USE_GP, else relative to a bal.  */
+
+static void
+put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
+	 bool use_gp, bool call)
+{
+  const struct emitter *e = c->e;
+  uint32_t jump = call ? (r << 21) | (REG_RA << 11) | 0x09 : (r << 21) | 0x08;
+
+  if (use_gp)
+    put (c, itype (OP_LW, REG_GP, r,
+		   4 * (e->got.n_old_local + k) - 0x7ff0));
+  else
+    {
+      uint32_t here = c->pc + 8;
+      uint32_t hi;
+      int32_t lo;
+      split_hi_lo (emit_map (e, target) - here, &hi, &lo);
+      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, itype (OP_LUI, 0, r, hi));
+      put (c, addu (r, r, REG_RA));
+      put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+    }
+  put (c, jump);
+}
+
+/* Write the long form of the branch INSN, word W.  */
+
+static bool
+put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  unsigned kind = e->long_kind[w];
+  unsigned r = e->long_reg[w];
+  uint32_t k = e->long_slot[w];
+  const struct insn *dslot = code_insn_at (&e->a->code, insn->addr + 4);
+  bool use_gp = kind == LONG_CALL_GP || kind == LONG_JUMP_GP
+		|| kind == LONG_COND_GP;
+
+  switch (kind)
+    {
+    case LONG_T9:
+      put (c, insn->kind == INSN_CALL ? 0x0320f809u : 0x03200008u);
+      return true;
+    case LONG_CALL_GP:
+    case LONG_CALL_PC:
+      put_far (c, r, insn->target, k, use_gp, true);
+      return true;
+    case LONG_JUMP_GP:
+      put_far (c, r, insn->target, k, true, false);
+      return true;
+    case LONG_JUMP_PC:
+      if (dslot == NULL || !put_insn_body (c, dslot, errmsg))
+	return false;
+      put_far (c, r, insn->target, k, false, false);
+      put (c, 0);
+      return true;
+    default:
+      if (dslot == NULL)
+	return false;
+      {
+	/* Skip over the far jump: branch-likely runs its slot only when
+	   taken, so it goes after a nop, on the far jump's side.  */
+	uint32_t far = use_gp ? 2 : 5;
+	uint32_t skip = 1 + far + 1 + (is_likely (insn) ? 1 : 0);
+	put (c, invert_branch (insn->word) | skip);
+	if (is_likely (insn))
+	  put (c, 0);
+	if (!put_insn_body (c, dslot, errmsg))
+	  return false;
+	put_far (c, r, insn->target, k, use_gp, false);
+	put (c, 0);
+      }
+      return true;
+    }
+}
+
+/* Write the copy of INSN, unless it is the delay slot of a long
+   conditional branch, which that branch wrote.  */
+
+static bool
+put_insn (struct cursor *c, const struct insn *insn, char **errmsg)
+{
+  long w = word_index (c->e, insn->addr);
+
+  if (w > 0 && long_takes_slot (c->e->long_kind[w - 1]))
+    return true;
+  return put_insn_body (c, insn, errmsg);
+}
+
+/* Write the copy of INSN.  */
+
+static bool
+put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct mips_object *obj = &e->a->obj;
+  const struct new_got *g = &e->got;
+  long w = word_index (e, insn->addr);
+  uint32_t word = insn->word;
+
+  if (w >= 0 && e->long_kind[w] != LONG_NONE)
+    return put_long (c, insn, w, errmsg);
+  if (w >= 0 && e->gotref_slot[w] != 0)
+    {
+      uint32_t slot = g->n_old_local + e->gotref_slot[w] - 1;
+      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp).  */
+      put (c, itype (OP_LW, REG_GP, insn->rt, 4 * slot - 0x7ff0));
+      return true;
+    }
+
+  switch (insn->kind)
+    {
+    case INSN_BRANCH:
+    case INSN_JUMP:
+    case INSN_CALL:
+      if (insn->op == OP_J || insn->op == OP_JAL)
+	{
+	  uint32_t t = emit_map (e, insn->target);
+	  if (((c->pc + 4) ^ t) & 0xf0000000)
+	    goto range;
+	  word = (word & 0xfc000000) | ((t >> 2) & 0x03ffffff);
+	}
+      else if (word_index (e, insn->target) >= 0)
+	{
+	  uint32_t t = e->retarget[w] != 0 ? e->retarget[w]
+		       : emit_map (e, insn->target);
+	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
+	  if (off < -32768 || off > 32767)
+	    goto range;
+	  word = (word & 0xffff0000) | ((uint32_t) off & 0xffff);
+	}
+      put (c, word);
+      return true;
+    default:
+      break;
+    }
+
+  /* gp-relative references to the old GOT's global part move up.  */
+  if (has_base (insn) && insn->rs == REG_GP)
+    {
+      uint32_t old = obj->gp + (uint32_t) insn->imm;
+      if (old >= obj->got_addr + 4 * g->n_old_local
+	  && old < obj->got_addr + 4 * g->n_old)
+	{
+	  int32_t imm = insn->imm + 4 * (int32_t) g->n_new;
+	  if (imm > 0x7fff)
+	    goto range;
+	  word = (word & 0xffff0000) | ((uint32_t) imm & 0xffff);
+	}
+    }
+  put (c, word);
+  return true;
+
+ range:
+  if (asprintf (errmsg, "0x%08x: branch out of range in the profiled code "
+		"(long branches are not supported yet)", insn->addr) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* If INSN is the lui or the addiu of a gp prologue, write it so that it
+   computes the new gp from the new address of the function (the new
+   value of t9, or of ra in the bal form), and return true.  */
+
+static bool
+put_prologue_part (struct cursor *c, const struct insn *insn)
+{
+  const struct emitter *e = c->e;
+  const struct reloc_table *t = &e->a->relocs;
+  const struct reloc_entry *r = prologue_at (t, insn->addr);
+  bool is_lui = r != NULL;
+  uint32_t info;
+
+  if (r == NULL && insn->addr >= 4)
+    r = prologue_at (t, insn->addr - 4);
+  if (r == NULL)
+    return false;
+  info = e->got.gp - emit_map (e, r->target);
+  if (is_lui)
+    put (c, itype (OP_LUI, 0, REG_GP, ((info + 0x8000) >> 16) & 0xffff));
+  else
+    put (c, itype (OP_ADDIU, REG_GP, REG_GP, info & 0xffff));
+  return true;
+}
+
+/* Write the counts of block INDEX (B), planned in P to go on its
+   outgoing edges: after its fall-through, then the stub its branch
+   goes to, which counts and jumps on to the branch's real target.  */
+
+static bool
+put_edge_counts (struct cursor *c, size_t index, const struct block *b,
+		 const struct count_plan *p, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  int64_t off;
+
+  if (p->has_fall)
+    {
+      uint32_t words = snippet_words (&p->taken) + 3;
+      put_snippet (c, index, &p->s);
+      put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
+      put (c, 0);
+    }
+  put_snippet (c, index, &p->taken);
+  off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
+  if (off < -32768 || off > 32767)
+    {
+      if (asprintf (errmsg, "0x%08x: the counting stub of an ll/sc block "
+		    "cannot reach its target", ctl->addr) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+  put (c, 0);
+  return true;
+}
+
+bool
+emit_text (struct emitter *e, unsigned char *out, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  struct cursor c = { e, out, e->text_addr };
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      const struct count_plan *p = &e->plans[i];
+
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, at);
+	  if (at == p->at && !p->edge)
+	    put_snippet (&c, i, &p->s);
+	  if (insn == NULL)
+	    {
+	      *errmsg = strdup ("internal error: a block word has no record");
+	      return false;
+	    }
+	  if (!put_prologue_part (&c, insn) && !put_insn (&c, insn, errmsg))
+	    return false;
+	}
+      if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
+	return false;
+      if (!p->edge && p->at == b->end)
+	put_snippet (&c, i, &p->s);
+    }
+  if (c.pc != e->text_addr + e->text_size)
+    {
+      *errmsg = strdup ("internal error: layout and emission disagree");
+      return false;
+    }
+  return true;
+}
+
+void
+emit_free (struct emitter *e)
+{
+  free (e->section_base);
+  free (e->map);
+  free (e->insn_new);
+  free (e->gotref_slot);
+  free (e->gp_valid);
+  free (e->long_kind);
+  free (e->long_reg);
+  free (e->long_slot);
+  free (e->entered);
+  free (e->in_llsc);
+  free (e->retarget);
+  free (e->plans);
+  free (e->got.new_values);
+  free (e->got.target_of);
+  memset (e, 0, sizeof *e);
+}

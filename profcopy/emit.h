@@ -1,0 +1,138 @@
+/* emit.h -- the profiled copy of an object's code.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   emit.c plans the counting code of every block, lays out the new text
+   and writes it: the original instructions, with direct branches
+   re-aimed, GOT references and gp prologues updated through the
+   relocation information table, and a 64-bit counter increment per
+   block.  rewrite.c places the result in the new segment.  */
+
+#ifndef PROFCOPY_EMIT_H
+#define PROFCOPY_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* The new GOT: the old one with new local entries inserted after the
+   old local ones, so that gp-relative offsets below the old global
+   entries keep their meaning and the others move up by 4 * N_NEW.  */
+struct new_got
+{
+  uint32_t addr;		/* Link-time address of the new GOT.  */
+  uint32_t gp;			/* addr + 0x7ff0.  */
+  uint32_t n_old_local;		/* DT_MIPS_LOCAL_GOTNO of the original.  */
+  uint32_t n_old;		/* Words of the original .got.  */
+  uint32_t n_new;		/* Entries inserted: the counter chunks, then
+				   the new addresses of code.  */
+  uint32_t *new_values;		/* Their link-time values.  */
+  uint32_t n_chunks;		/* Entries 0..n_chunks-1: counter chunks.  */
+  uint32_t *target_of;		/* Entry n_chunks+k: new address of the
+				   original code address target_of[k].  */
+  uint32_t n_targets, alloc_targets;
+};
+
+/* One counter increment: how it reaches the counter, with which
+   registers.  */
+struct snippet
+{
+  uint8_t kind;			/* enum count_kind.  */
+  uint8_t n_spill;		/* Registers saved around it.  */
+  uint8_t regs[4];		/* Scratch: r1, r2, r3 (ra first for COUNT_PC).  */
+  uint8_t spill[4];		/* The ones that must be saved.  */
+};
+
+/* Per block: where the counter increment goes and how.  A block whose
+   every point lies inside an ll/sc sequence (where another ll would
+   make the program's sc fail for ever) is counted on its way out
+   instead (EDGE): after its fall-through, and in a stub that its
+   branch is sent to before it goes on to the target.  */
+struct count_plan
+{
+  uint32_t at;			/* Address of the instruction it precedes, or
+				   the block's end.  */
+  bool edge;			/* Counted on the outgoing edges.  */
+  bool has_fall, has_taken;	/* With EDGE: which edges there are.  */
+  struct snippet s;		/* The increment at AT (fall-through edge).  */
+  struct snippet taken;		/* With EDGE: the one in the branch's stub.  */
+  uint32_t stub;		/* With EDGE: where the stub is laid out.  */
+};
+
+/* How a direct branch that cannot reach its new target is written.  */
+enum long_kind
+{
+  LONG_NONE,
+  LONG_T9,			/* jalr t9 / jr t9: t9 holds the target.  */
+  LONG_CALL_GP,			/* lw r,<target>(gp); jalr r.  */
+  LONG_CALL_PC,			/* r = target relative to a bal; jalr r.  */
+  LONG_JUMP_GP,			/* lw r,<target>(gp); jr r.  */
+  LONG_JUMP_PC,			/* slot; r = target via bal; jr r; nop.  */
+  LONG_COND_GP,			/* Inverted branch around the gp jump.  */
+  LONG_COND_PC			/* Inverted branch around the bal jump.  */
+};
+
+enum count_kind
+{
+  COUNT_GP,			/* Counter chunk from the new GOT via gp.  */
+  COUNT_PC,			/* PC-relative through bal (no valid gp).  */
+  COUNT_ABS			/* Absolute address (fixed-address objects).  */
+};
+
+struct emitter
+{
+  const struct analysis *a;
+  bool fixed_address;		/* ET_EXEC: addresses are absolute.  */
+
+  /* Global word index of each code section's first word.  */
+  size_t *section_base;
+  size_t n_words;
+
+  /* Per original word.  */
+  uint32_t *map;		/* New address (block starts: of its counter).  */
+  uint32_t *insn_new;		/* New address of the word's own copy.  */
+  uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
+  uint8_t *long_kind;		/* enum long_kind of a direct branch.  */
+  uint8_t *long_reg;		/* Its scratch register.  */
+  uint32_t *long_slot;		/* Its new entry.  */
+  uint8_t *entered;		/* Reached other than by falling in.  */
+  uint8_t *in_llsc;		/* Between an ll and its sc.  */
+  uint32_t *retarget;		/* A branch's new target when not its map.  */
+  uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
+
+  struct count_plan *plans;	/* Per block.  */
+  uint32_t text_addr;		/* Where the new text starts.  */
+  uint32_t text_size;
+  uint32_t counters;		/* Address of the counter array.  */
+  struct new_got got;
+
+  /* Statistics for -v.  */
+  size_t n_count_gp, n_count_pc, n_count_abs, n_spilled;
+  size_t n_long_calls;
+  size_t n_edge;
+};
+
+/* Prepare E for the analysis A: the gp state of every word, the count
+   plan of every block and the new GOT's entries (their addresses are
+   fixed later).  False with *ERRMSG on failure.  */
+bool emit_plan (struct emitter *e, const struct analysis *a, char **errmsg);
+
+/* Lay out the new text at TEXT_ADDR: fill map and insn_new and set
+   text_size.  */
+bool emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg);
+
+/* Write the new text (e->text_size bytes) to OUT in the object's byte
+   order.  The new GOT and the counters must have their addresses.  */
+bool emit_text (struct emitter *e, unsigned char *out, char **errmsg);
+
+/* The new address for the original code address OLD (a block start or
+   any instruction), or OLD itself when OLD is not code.  */
+uint32_t emit_map (const struct emitter *e, uint32_t old);
+
+void emit_free (struct emitter *e);
+
+#endif /* PROFCOPY_EMIT_H */

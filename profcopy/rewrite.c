@@ -1,0 +1,618 @@
+/* rewrite.c -- write the profiled copy of one object.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The seed patent's "profiler shared object generating means".  The
+   original file is kept as it is, its code included; one new PT_LOAD
+   segment is added at the end:
+
+     header       struct pc_segment_header (runtime/segment.h)
+     path         the original file's path, for profreport
+     text         the counted copy of the code (emit.c)
+     map          new address of every original code word
+     blocks       the block table
+     got          the GOT, moved here with new local entries
+     dynamic      (main program only) the dynamic section, moved to add
+		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN
+     counters     2 x 32 bits per block, zero (not in the file)
+
+   Then every entry of the relocation information table is applied to
+   the copy of the original's bytes: symbol values, the entry point,
+   DT_INIT/DT_FINI, code addresses in data and in jump tables all lead
+   into the new text, and the dynamic section points ld.so at the new
+   GOT.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "elf-write.h"
+#include "emit.h"
+#include "rewrite.h"
+#include "segment.h"
+
+#define DT_MIPS_RLD_MAP_REL_TAG 0x70000035
+#define BREAK_INSN 0x0000000du
+
+/* The new segment as it is built.  */
+struct seg_builder
+{
+  unsigned char *buf;
+  size_t size, alloc;
+  uint32_t vaddr;
+  bool big_endian;
+};
+
+/* Reserve LEN zero bytes aligned to ALIGN; return their offset in the
+   segment, or (size_t) -1 when out of memory.  */
+
+static size_t
+seg_reserve (struct seg_builder *sb, size_t len, size_t align)
+{
+  size_t off = (sb->size + align - 1) & ~(align - 1);
+
+  if (off + len > sb->alloc)
+    {
+      size_t n = sb->alloc ? sb->alloc : 65536;
+      unsigned char *p;
+      while (n < off + len)
+	n *= 2;
+      p = realloc (sb->buf, n);
+      if (p == NULL)
+	return (size_t) -1;
+      memset (p + sb->alloc, 0, n - sb->alloc);
+      sb->buf = p;
+      sb->alloc = n;
+    }
+  sb->size = off + len;
+  return off;
+}
+
+static void
+put32 (unsigned char *p, uint32_t v, bool big_endian)
+{
+  for (int i = 0; i < 4; i++)
+    p[big_endian ? i : 3 - i] = (unsigned char) (v >> (24 - 8 * i));
+}
+
+/* CRC-32 (IEEE 802.3, reflected) of LEN bytes at P.  */
+
+static uint32_t
+crc32_ieee (const unsigned char *p, size_t len)
+{
+  static uint32_t table[256];
+  uint32_t crc = 0xffffffffu;
+
+  if (table[1] == 0)
+    for (uint32_t i = 0; i < 256; i++)
+      {
+	uint32_t c = i;
+	for (int k = 0; k < 8; k++)
+	  c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	table[i] = c;
+      }
+  for (size_t i = 0; i < len; i++)
+    crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return crc ^ 0xffffffffu;
+}
+
+/* Everything rewrite_object works with.  */
+struct rewriter
+{
+  const struct rewrite_options *opts;
+  struct analysis a;
+  struct emitter e;
+  struct seg_builder sb;
+  unsigned char *image;		/* The copy of the original that is patched.  */
+  bool main_program;
+  uint32_t seg_offset;		/* File offset of the new segment.  */
+};
+
+/* The word of the copy at link-time address VADDR, or NULL.  */
+
+static unsigned char *
+image_word (struct rewriter *rw, uint32_t vaddr)
+{
+  const unsigned char *p = object_vaddr_ptr (&rw->a.obj, vaddr, 4);
+
+  return p == NULL ? NULL : rw->image + (p - rw->a.obj.image);
+}
+
+static void
+patch_word (struct rewriter *rw, uint32_t vaddr, uint32_t value)
+{
+  unsigned char *p = image_word (rw, vaddr);
+
+  if (p != NULL)
+    put32 (p, value, rw->a.obj.big_endian);
+}
+
+/* The GOT index that the original slot index I has in the new GOT.  */
+
+static uint32_t
+new_got_index (const struct new_got *g, uint32_t i)
+{
+  return i < g->n_old_local ? i : i + g->n_new;
+}
+
+/* Fill the new GOT at OFF in the segment.  */
+
+static void
+build_got (struct rewriter *rw, size_t off)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct reloc_table *t = &rw->a.relocs;
+  struct new_got *g = &rw->e.got;
+  unsigned char *got = rw->sb.buf + off;
+  bool be = obj->big_endian;
+
+  for (uint32_t i = 0; i < g->n_old; i++)
+    {
+      uint32_t v = 0;
+      object_got_entry (obj, i, &v);
+      /* Global entries are filled by ld.so from .dynsym; their link-time
+	 values are mapped all the same, for tools that read them.  */
+      if (i >= g->n_old_local && object_is_code (obj, v))
+	v = emit_map (&rw->e, v);
+      put32 (got + 4 * new_got_index (g, i), v, be);
+    }
+  for (size_t k = 0; k < t->n_entries; k++)
+    if (t->entries[k].type == RELOC_GOT
+	&& t->entries[k].index < g->n_old_local)
+      put32 (got + 4 * t->entries[k].index,
+	     emit_map (&rw->e, t->entries[k].target), be);
+  for (uint32_t c = 0; c < g->n_chunks; c++)
+    g->new_values[c] = rw->e.counters + 0x10000 * c + 0x8000;
+  for (uint32_t k = 0; k < g->n_targets; k++)
+    g->new_values[g->n_chunks + k] = emit_map (&rw->e, g->target_of[k]);
+  for (uint32_t k = 0; k < g->n_new; k++)
+    put32 (got + 4 * (g->n_old_local + k), g->new_values[k], be);
+}
+
+/* Apply the data side of the relocation information table to the copy
+   of the original: code addresses in data and in jump tables, symbol
+   values, the entry point.  */
+
+static void
+apply_relocs (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct reloc_table *t = &rw->a.relocs;
+  const struct emitter *e = &rw->e;
+
+  for (size_t k = 0; k < t->n_entries; k++)
+    {
+      const struct reloc_entry *r = &t->entries[k];
+      switch (r->type)
+	{
+	case RELOC_DATA:
+	  /* A relocation against a symbol takes the symbol's new value
+	     from .dynsym at load time; only the plain word moves.  */
+	  if (r->index == 0)
+	    patch_word (rw, r->addr, emit_map (e, r->target));
+	  break;
+	case RELOC_JUMP_TABLE:
+	  patch_word (rw, r->addr,
+		      r->via == VIA_GPREL
+		      ? emit_map (e, r->target) - e->got.gp
+		      : emit_map (e, r->target));
+	  break;
+	default:
+	  break;
+	}
+    }
+
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      unsigned char *p = rw->image + s->value_offset;
+      if (s->value_offset + 4 > obj->size)
+	continue;
+      if (!s->dynamic && s->name != NULL && strcmp (s->name, "_gp") == 0)
+	put32 (p, e->got.gp, obj->big_endian);
+      else if (s->type != STT_SECTION && s->type != STT_FILE
+	       && s->shndx != SHN_ABS && object_is_code (obj, s->value))
+	put32 (p, emit_map (e, s->value), obj->big_endian);
+    }
+  if (object_is_code (obj, obj->e_entry))
+    put32 (rw->image + 24, emit_map (e, obj->e_entry), obj->big_endian);
+
+  /* The gp value that tools read from .reginfo.  */
+  for (size_t i = 0; i < obj->n_sections; i++)
+    if (obj->sections[i].type == SHT_MIPS_REGINFO
+	&& obj->sections[i].size >= 24
+	&& obj->sections[i].offset + 24 <= obj->size)
+      put32 (rw->image + obj->sections[i].offset + 20, e->got.gp,
+	     obj->big_endian);
+}
+
+/* Move the dynamic relocations that patch the GOT to the new GOT.  */
+
+static void
+move_got_relocs (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct new_got *g = &rw->e.got;
+
+  for (uint32_t off = 0; off + 8 <= obj->dyn.relsz; off += 8)
+    {
+      unsigned char *p = image_word (rw, obj->dyn.rel + off);
+      uint32_t r_offset;
+      if (p == NULL)
+	break;
+      r_offset = object_get32 (obj, p);
+      if (r_offset >= obj->got_addr && r_offset < obj->got_addr + 4 * g->n_old)
+	put32 (p, g->addr
+	       + 4 * new_got_index (g, (r_offset - obj->got_addr) / 4),
+	       obj->big_endian);
+    }
+}
+
+/* The file offset and number of entries of the dynamic section.  */
+
+static bool
+dynamic_range (const struct mips_object *obj, size_t *off, size_t *n)
+{
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_DYNAMIC)
+      {
+	const struct object_segment *s = &obj->segments[i];
+	if (s->offset > obj->size || s->filesz > obj->size - s->offset)
+	  return false;
+	*off = s->offset;
+	*n = s->filesz / 8;
+	return true;
+      }
+  return false;
+}
+
+/* The new value of the dynamic entry TAG whose old value is VAL, for the
+   new GOT and code.  */
+
+static uint32_t
+dynamic_value (const struct rewriter *rw, uint32_t tag, uint32_t val)
+{
+  const struct emitter *e = &rw->e;
+
+  switch (tag)
+    {
+    case DT_PLTGOT:
+      return e->got.addr;
+    case DT_MIPS_LOCAL_GOTNO:
+      return val + e->got.n_new;
+    case DT_INIT:
+    case DT_FINI:
+      return emit_map (e, val);
+    default:
+      return val;
+    }
+}
+
+/* Update the dynamic section in place.  */
+
+static void
+patch_dynamic (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  size_t off, n;
+
+  if (!dynamic_range (obj, &off, &n))
+    return;
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char *p = rw->image + off + 8 * i;
+      uint32_t tag = object_get32 (obj, p);
+      if (tag == DT_NULL)
+	break;
+      put32 (p + 4, dynamic_value (rw, tag, object_get32 (obj, p + 4)),
+	     obj->big_endian);
+    }
+}
+
+/* For the main program: build a new dynamic section in the segment with
+   the runtime as first DT_NEEDED and DT_RPATH $ORIGIN (before any run
+   path the program had), and a new string table for their names.  The
+   old section stays, unused.  */
+
+static bool
+move_dynamic (struct rewriter *rw, char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const char *soname = rw->opts->runtime_soname;
+  const char *old_path = obj->dyn.runpath != NULL ? obj->dyn.runpath
+			 : obj->dyn.rpath;
+  char *rpath = NULL;
+  size_t off, n, str_off, dyn_off, k = 0;
+  size_t strsz = obj->dyn.strsz;
+  const unsigned char *strtab = object_vaddr_ptr (obj, obj->dyn.strtab,
+						  (uint32_t) strsz);
+  uint32_t needed_str, rpath_str, dyn_addr, dyn_vaddr = 0;
+  bool be = obj->big_endian;
+
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_DYNAMIC)
+      dyn_vaddr = obj->segments[i].vaddr;
+  if (!dynamic_range (obj, &off, &n) || strtab == NULL)
+    {
+      *errmsg = strdup ("cannot read the dynamic section");
+      return false;
+    }
+  if (asprintf (&rpath, "$ORIGIN%s%s", old_path != NULL ? ":" : "",
+		old_path != NULL ? old_path : "") < 0)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+
+  str_off = seg_reserve (&rw->sb, strsz + strlen (soname) + strlen (rpath)
+			 + 2, 1);
+  if (str_off == (size_t) -1)
+    goto nomem;
+  memcpy (rw->sb.buf + str_off, strtab, strsz);
+  needed_str = (uint32_t) strsz;
+  strcpy ((char *) rw->sb.buf + str_off + needed_str, soname);
+  rpath_str = needed_str + (uint32_t) strlen (soname) + 1;
+  strcpy ((char *) rw->sb.buf + str_off + rpath_str, rpath);
+
+  dyn_off = seg_reserve (&rw->sb, 8 * (n + 2), 8);
+  if (dyn_off == (size_t) -1)
+    goto nomem;
+  dyn_addr = rw->sb.vaddr + (uint32_t) dyn_off;
+
+#define PUT_DYN(tag, val)						\
+  do {									\
+    put32 (rw->sb.buf + dyn_off + 8 * k, (tag), be);			\
+    put32 (rw->sb.buf + dyn_off + 8 * k + 4, (val), be);		\
+    k++;								\
+  } while (0)
+
+  PUT_DYN (DT_NEEDED, needed_str);
+  PUT_DYN (DT_RPATH, rpath_str);
+  for (size_t i = 0; i < n; i++)
+    {
+      const unsigned char *p = obj->image + off + 8 * i;
+      uint32_t tag = object_get32 (obj, p), val = object_get32 (obj, p + 4);
+      if (tag == DT_NULL)
+	break;
+      if (tag == DT_RPATH || tag == DT_RUNPATH)
+	continue;
+      if (tag == DT_STRTAB)
+	val = rw->sb.vaddr + (uint32_t) str_off;
+      else if (tag == DT_STRSZ)
+	val = rpath_str + (uint32_t) strlen (rpath) + 1;
+      else if (tag == DT_MIPS_RLD_MAP_REL_TAG)
+	/* Relative to the entry itself, which moves.  */
+	val = val + dyn_vaddr + 8 * (uint32_t) i - (dyn_addr + 8 * (uint32_t) k);
+      else
+	val = dynamic_value (rw, tag, val);
+      PUT_DYN (tag, val);
+    }
+  PUT_DYN (DT_NULL, 0);
+#undef PUT_DYN
+
+  /* Point PT_DYNAMIC and the .dynamic section header at the copy.  */
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_DYNAMIC)
+      {
+	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
+	put32 (ph + 4, rw->seg_offset + (uint32_t) dyn_off, be);
+	put32 (ph + 8, dyn_addr, be);
+	put32 (ph + 12, dyn_addr, be);
+	put32 (ph + 16, (uint32_t) (8 * k), be);
+	put32 (ph + 20, (uint32_t) (8 * k), be);
+      }
+  free (rpath);
+  return true;
+
+ nomem:
+  free (rpath);
+  *errmsg = strdup ("out of memory");
+  return false;
+}
+
+/* Fill the original code of the copy with traps.  */
+
+static void
+poison_code (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+
+  for (size_t i = 0; i < obj->n_sections; i++)
+    {
+      const struct object_section *s = &obj->sections[i];
+      if (!(s->flags & SHF_EXECINSTR) || !(s->flags & SHF_ALLOC)
+	  || s->type != SHT_PROGBITS || s->offset > obj->size
+	  || s->size > obj->size - s->offset)
+	continue;
+      for (uint32_t k = 0; k + 4 <= s->size; k += 4)
+	put32 (rw->image + s->offset + k, BREAK_INSN, obj->big_endian);
+    }
+}
+
+/* The lowest and highest addresses of the code.  */
+
+static void
+code_range (const struct code *code, uint32_t *start, uint32_t *end)
+{
+  *start = UINT32_MAX;
+  *end = 0;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      if (code->sections[i].start < *start)
+	*start = code->sections[i].start;
+      if (code->sections[i].end > *end)
+	*end = code->sections[i].end;
+    }
+  if (*start > *end)
+    *start = *end = 0;
+}
+
+/* Build the segment and patch the copy.  */
+
+static bool
+build (struct rewriter *rw, const char *in_path, char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct cfg *cfg = &rw->a.cfg;
+  struct emitter *e = &rw->e;
+  struct seg_builder *sb = &rw->sb;
+  bool be = obj->big_endian;
+  uint32_t max_end = 0, text_start, text_end;
+  size_t hdr, path_off, id_off = 0, text_off, map_off, blocks_off, got_off;
+  char *real = realpath (in_path, NULL);
+  const char *path = real != NULL ? real : in_path;
+  unsigned char *h;
+  uint32_t filesz;
+
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_LOAD
+	&& obj->segments[i].vaddr + obj->segments[i].memsz > max_end)
+      max_end = obj->segments[i].vaddr + obj->segments[i].memsz;
+  sb->vaddr = (max_end + 0xffff) & ~0xffffu;
+  sb->big_endian = be;
+  rw->seg_offset = (uint32_t) ((obj->size + 0xffff) & ~(size_t) 0xffff);
+
+  hdr = seg_reserve (sb, sizeof (struct pc_segment_header), 8);
+  path_off = seg_reserve (sb, strlen (path) + 1, 1);
+  if (hdr == (size_t) -1 || path_off == (size_t) -1)
+    goto nomem;
+  memcpy (sb->buf + path_off, path, strlen (path) + 1);
+  if (obj->build_id != NULL)
+    {
+      id_off = seg_reserve (sb, obj->build_id_len, 1);
+      if (id_off == (size_t) -1)
+	goto nomem;
+      memcpy (sb->buf + id_off, obj->build_id, obj->build_id_len);
+    }
+
+  /* The text first: its size decides every later address.  */
+  text_off = (sb->size + 15) & ~(size_t) 15;
+  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg))
+    goto fail;
+  if (seg_reserve (sb, e->text_size, 16) != text_off)
+    goto nomem;
+  code_range (&rw->a.code, &text_start, &text_end);
+  map_off = seg_reserve (sb, text_end - text_start, 4);
+  blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
+  got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
+  if (map_off == (size_t) -1 || blocks_off == (size_t) -1
+      || got_off == (size_t) -1)
+    goto nomem;
+  e->got.addr = sb->vaddr + (uint32_t) got_off;
+  e->got.gp = e->got.addr + 0x7ff0;
+  if (rw->main_program && rw->opts->runtime_soname != NULL
+      && !move_dynamic (rw, errmsg))
+    goto fail;
+  filesz = (uint32_t) sb->size;
+  e->counters = (sb->vaddr + filesz + 15) & ~15u;
+
+  build_got (rw, got_off);
+  if (!emit_text (e, sb->buf + text_off, errmsg))
+    goto fail;
+  for (uint32_t a = text_start; a < text_end; a += 4)
+    put32 (sb->buf + map_off + (a - text_start), emit_map (e, a), be);
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      put32 (sb->buf + blocks_off + 8 * i, cfg->blocks[i].start, be);
+      put32 (sb->buf + blocks_off + 8 * i + 4,
+	     cfg->blocks[i].end - cfg->blocks[i].start, be);
+    }
+
+  h = sb->buf + hdr;
+  memcpy (h, PC_SEGMENT_MAGIC, sizeof PC_SEGMENT_MAGIC);
+  put32 (h + 8, PC_SEGMENT_VERSION, be);
+  put32 (h + 12, sizeof (struct pc_segment_header), be);
+  put32 (h + 16, (uint32_t) cfg->n_blocks, be);
+  put32 (h + 20, sb->vaddr + (uint32_t) blocks_off, be);
+  put32 (h + 24, e->counters, be);
+  put32 (h + 28, sb->vaddr + (uint32_t) map_off, be);
+  put32 (h + 32, text_start, be);
+  put32 (h + 36, text_end, be);
+  put32 (h + 40, crc32_ieee (obj->image, obj->size), be);
+  put32 (h + 44, (uint32_t) obj->size, be);
+  put32 (h + 48, sb->vaddr + (uint32_t) path_off, be);
+  put32 (h + 52, obj->build_id != NULL ? sb->vaddr + (uint32_t) id_off : 0,
+	 be);
+  put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
+  put32 (h + 60, rw->main_program ? PC_SEGMENT_F_MAIN : 0, be);
+
+  apply_relocs (rw);
+  move_got_relocs (rw);
+  if (!(rw->main_program && rw->opts->runtime_soname != NULL))
+    patch_dynamic (rw);
+  if (rw->opts->poison_original)
+    poison_code (rw);
+  free (real);
+  return true;
+
+ nomem:
+  *errmsg = strdup ("out of memory");
+ fail:
+  free (real);
+  return false;
+}
+
+bool
+rewrite_object (const char *in_path, const char *out_path,
+		const struct rewrite_options *opts, char **errmsg)
+{
+  struct rewriter rw;
+  struct stat st;
+  struct new_segment seg;
+  bool ok = false;
+
+  memset (&rw, 0, sizeof rw);
+  rw.opts = opts;
+  if (!analysis_run (in_path, ANALYSE_BLOCKS, &rw.a, errmsg))
+    goto done;
+  if (rw.a.relocs.n_by_type[RELOC_HI_LO] > 0)
+    {
+      *errmsg = strdup ("non-PIC code builds code addresses with lui/addiu "
+			"pairs; rewriting such code is not supported yet");
+      goto done;
+    }
+  if (!emit_plan (&rw.e, &rw.a, errmsg))
+    goto done;
+  rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
+  rw.image = malloc (rw.a.obj.size);
+  if (rw.image == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      goto done;
+    }
+  memcpy (rw.image, rw.a.obj.image, rw.a.obj.size);
+  if (!build (&rw, in_path, errmsg))
+    goto done;
+  if (opts->verbose)
+    fprintf (stderr, "profcopy: %s: %zu blocks (%zu counted through gp, "
+	     "%zu pc-relative, %zu absolute, %zu with saved registers), "
+	     "%u new GOT entries, new text %u bytes\n", in_path,
+	     rw.a.cfg.n_blocks, rw.e.n_count_gp, rw.e.n_count_pc,
+	     rw.e.n_count_abs, rw.e.n_spilled, rw.e.got.n_new,
+	     rw.e.text_size);
+
+  if (stat (in_path, &st) != 0)
+    st.st_mode = 0755;
+  seg.vaddr = rw.sb.vaddr;
+  seg.offset = rw.seg_offset;
+  seg.bytes = rw.sb.buf;
+  seg.filesz = (uint32_t) rw.sb.size;
+  seg.memsz = rw.e.counters + 8 * (uint32_t) rw.a.cfg.n_blocks - rw.sb.vaddr;
+  ok = elf_write_with_segment (out_path, rw.image, rw.a.obj.size,
+			       rw.a.obj.big_endian, &seg, st.st_mode, errmsg);
+
+ done:
+  free (rw.image);
+  free (rw.sb.buf);
+  emit_free (&rw.e);
+  analysis_free (&rw.a);
+  return ok;
+}

@@ -1,0 +1,29 @@
+/* rewrite.h -- write the profiled copy of one object.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_REWRITE_H
+#define PROFCOPY_REWRITE_H
+
+#include <stdbool.h>
+
+struct rewrite_options
+{
+  bool poison_original;		/* Fill the original code with traps.  */
+  bool verbose;
+  /* For a main program: the runtime's soname, added as its first
+     DT_NEEDED, and whether to add DT_RPATH $ORIGIN so that the profiled
+     objects beside it are loaded.  NULL: leave the dynamic section.  */
+  const char *runtime_soname;
+  bool origin_rpath;
+};
+
+/* Rewrite the object IN_PATH into OUT_PATH (which may equal IN_PATH)
+   with a counter on every basic block.  False with a malloc'd reason in
+   *ERRMSG; nothing is written then.  */
+bool rewrite_object (const char *in_path, const char *out_path,
+		     const struct rewrite_options *opts, char **errmsg);
+
+#endif /* PROFCOPY_REWRITE_H */

@@ -1,0 +1,481 @@
+/* report.c -- attribute the blocks of a profile to functions and print
+   the flat profile and the block list.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   A block belongs to the function whose symbol is the closest at or
+   below its start: FUNC symbols of .symtab, else of .dynsym (a stripped
+   libc has only the latter).  A symbol with a size covers only that
+   many bytes; blocks past its end and before the next symbol (a static
+   function of a stripped object) form a function of their own, named
+   func_0xADDR after its first block.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32.h"
+#include "object.h"
+#include "report.h"
+
+/* A candidate function symbol.  */
+struct func_sym
+{
+  uint32_t addr, size;
+  const char *name;		/* In the object's image.  */
+  int rank;			/* Lower is preferred at the same address.  */
+};
+
+static bool
+report_error (char **errmsg, const char *format, ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  if (vasprintf (errmsg, format, ap) < 0)
+    *errmsg = NULL;
+  va_end (ap);
+  return false;
+}
+
+/* Saturating A + B.  */
+
+static uint64_t
+add_sat (uint64_t a, uint64_t b)
+{
+  uint64_t sum;
+
+  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
+}
+
+/* Saturating A * B.  */
+
+static uint64_t
+mul_sat (uint64_t a, uint64_t b)
+{
+  uint64_t prod;
+
+  return __builtin_mul_overflow (a, b, &prod) ? UINT64_MAX : prod;
+}
+
+/* Rank symbol S among the names of one address: .symtab before
+   .dynsym, global before weak before local, fewer leading underscores,
+   so that `malloc' wins over `__libc_malloc'.  */
+
+static int
+symbol_rank (const struct object_symbol *s)
+{
+  int rank = s->dynamic ? 1000 : 0;
+  size_t underscores = strspn (s->name, "_");
+
+  rank += s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 100 : 200;
+  rank += underscores < 9 ? (int) underscores : 9;
+  return rank;
+}
+
+static int
+compare_func_sym (const void *a, const void *b)
+{
+  const struct func_sym *x = a, *y = b;
+  int c;
+
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  c = strcmp (x->name, y->name);
+  return c;
+}
+
+/* Collect the function symbols of OBJ into a malloc'd array sorted by
+   address, one per address.  Set *N to their number.  */
+
+static struct func_sym *
+collect_symbols (const struct mips_object *obj, size_t *n)
+{
+  struct func_sym *syms = malloc ((obj->n_symbols + 1) * sizeof *syms);
+  size_t count = 0, out = 0;
+
+  *n = 0;
+  if (syms == NULL)
+    return NULL;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      /* MIPS16 and microMIPS entries have the low bit set.  */
+      uint32_t addr = s->value & ~(uint32_t) 1;
+      if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
+	  || s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE
+	  || s->name == NULL || s->name[0] == '\0'
+	  || !object_is_code (obj, addr))
+	continue;
+      syms[count].addr = addr;
+      syms[count].size = s->size;
+      syms[count].name = s->name;
+      syms[count].rank = symbol_rank (s);
+      count++;
+    }
+  qsort (syms, count, sizeof *syms, compare_func_sym);
+  for (size_t i = 0; i < count; i++)
+    if (out == 0 || syms[out - 1].addr != syms[i].addr)
+      syms[out++] = syms[i];
+  *n = out;
+  return syms;
+}
+
+/* Return the index of the last symbol of SYMS (N, sorted) at or below
+   ADDR, or -1.  */
+
+static long
+symbol_at_or_below (const struct func_sym *syms, size_t n, uint32_t addr)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (syms[mid].addr <= addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  return (long) lo - 1;
+}
+
+/* The blocks of the object being sorted, for compare_block.  */
+static const struct prof_block *sort_blocks;
+
+static int
+compare_block (const void *a, const void *b)
+{
+  uint32_t i = *(const uint32_t *) a, j = *(const uint32_t *) b;
+
+  if (sort_blocks[i].start != sort_blocks[j].start)
+    return sort_blocks[i].start < sort_blocks[j].start ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+/* Append a function NAME (copied) at ADDR of object OBJECT to R.
+   Return its index, or (size_t) -1 when out of memory.  */
+
+static size_t
+add_function (struct report *r, const char *name, uint32_t addr,
+	      size_t object)
+{
+  struct report_function *f;
+
+  if (r->n_functions % 64 == 0)
+    {
+      f = realloc (r->functions, (r->n_functions + 64) * sizeof *f);
+      if (f == NULL)
+	return (size_t) -1;
+      r->functions = f;
+    }
+  f = &r->functions[r->n_functions];
+  memset (f, 0, sizeof *f);
+  if (name != NULL)
+    f->name = strdup (name);
+  else if (asprintf (&f->name, "func_0x%" PRIx32, addr) < 0)
+    f->name = NULL;
+  if (f->name == NULL)
+    return (size_t) -1;
+  f->addr = addr;
+  f->object = object;
+  return r->n_functions++;
+}
+
+/* Attribute the blocks of RO (object number INDEX of R) to functions,
+   using the symbols SYMS (N_SYMS).  */
+
+static bool
+attribute_blocks (struct report *r, struct report_object *ro, size_t index,
+		  const struct func_sym *syms, size_t n_syms)
+{
+  const struct prof_object *prof = ro->prof;
+  size_t *sym_func = malloc ((n_syms + 1) * sizeof *sym_func);
+  size_t cur_orphan = (size_t) -1;
+  long orphan_key = -2;
+
+  if (sym_func == NULL)
+    return false;
+  for (size_t i = 0; i < n_syms; i++)
+    sym_func[i] = (size_t) -1;
+
+  for (uint32_t i = 0; i < prof->n_blocks; i++)
+    {
+      uint32_t b = ro->order[i];
+      const struct prof_block *blk = &prof->blocks[b];
+      long k = symbol_at_or_below (syms, n_syms, blk->start);
+      size_t f;
+
+      if (k >= 0 && (syms[k].size == 0
+		     || blk->start - syms[k].addr < syms[k].size))
+	{
+	  if (sym_func[k] == (size_t) -1)
+	    sym_func[k] = add_function (r, syms[k].name, syms[k].addr, index);
+	  f = sym_func[k];
+	  orphan_key = -2;
+	}
+      else
+	{
+	  /* Consecutive blocks after the same symbol's end are one
+	     function.  */
+	  if (orphan_key != k)
+	    {
+	      cur_orphan = add_function (r, NULL, blk->start, index);
+	      orphan_key = k;
+	    }
+	  f = cur_orphan;
+	}
+      if (f == (size_t) -1)
+	{
+	  free (sym_func);
+	  return false;
+	}
+      ro->block_func[b] = f;
+      r->functions[f].insns = add_sat (r->functions[f].insns,
+				       mul_sat (prof->counts[b],
+						blk->size / 4));
+      if (blk->start == r->functions[f].addr)
+	r->functions[f].calls = add_sat (r->functions[f].calls,
+					 prof->counts[b]);
+      r->total = add_sat (r->total, mul_sat (prof->counts[b], blk->size / 4));
+    }
+  free (sym_func);
+  return true;
+}
+
+bool
+report_add_object (struct report *r, const struct prof_object *prof,
+		   char **errmsg)
+{
+  struct mips_object obj;
+  struct report_object *ro;
+  struct func_sym *syms = NULL;
+  size_t n_syms;
+  char *err = NULL;
+  bool ok = false;
+
+  *errmsg = NULL;
+  if (!object_open (prof->path, &obj, &err))
+    {
+      report_error (errmsg, "%s", err != NULL ? err : "cannot read");
+      free (err);
+      return false;
+    }
+  if (obj.size != prof->file_size
+      || crc32_ieee (obj.image, obj.size) != prof->checksum)
+    {
+      report_error (errmsg, "changed since it was profiled (checksum "
+		    "mismatch)");
+      goto cleanup;
+    }
+  if (prof->build_id_len != 0 && obj.build_id != NULL
+      && (obj.build_id_len != prof->build_id_len
+	  || memcmp (obj.build_id, prof->build_id, prof->build_id_len) != 0))
+    {
+      report_error (errmsg, "changed since it was profiled (build-id "
+		    "mismatch)");
+      goto cleanup;
+    }
+
+  ro = realloc (r->objects, (r->n_objects + 1) * sizeof *ro);
+  if (ro == NULL)
+    goto oom;
+  r->objects = ro;
+  ro = &r->objects[r->n_objects];
+  ro->prof = prof;
+  ro->order = malloc ((prof->n_blocks + 1) * sizeof *ro->order);
+  ro->block_func = malloc ((prof->n_blocks + 1) * sizeof *ro->block_func);
+  if (ro->order == NULL || ro->block_func == NULL)
+    {
+      free (ro->order);
+      free (ro->block_func);
+      goto oom;
+    }
+  r->n_objects++;
+  for (uint32_t i = 0; i < prof->n_blocks; i++)
+    ro->order[i] = i;
+  sort_blocks = prof->blocks;
+  qsort (ro->order, prof->n_blocks, sizeof *ro->order, compare_block);
+
+  syms = collect_symbols (&obj, &n_syms);
+  if (syms == NULL
+      || !attribute_blocks (r, ro, r->n_objects - 1, syms, n_syms))
+    goto oom;
+  ok = true;
+  goto cleanup;
+
+ oom:
+  report_error (errmsg, "out of memory");
+ cleanup:
+  free (syms);
+  object_close (&obj);
+  return ok;
+}
+
+/* Print S to OUT as one CSV field, quoted when it must be.  */
+
+static void
+csv_field (FILE *out, const char *s)
+{
+  if (strpbrk (s, ",\"\r\n") == NULL)
+    {
+      fputs (s, out);
+      return;
+    }
+  putc ('"', out);
+  for (; *s != '\0'; s++)
+    {
+      if (*s == '"')
+	putc ('"', out);
+      putc (*s, out);
+    }
+  putc ('"', out);
+}
+
+/* The base name of PATH.  */
+
+static const char *
+base_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash != NULL ? slash + 1 : path;
+}
+
+/* The functions of the report being sorted, for compare_function.  */
+static const struct report_function *sort_functions;
+
+static int
+compare_function (const void *a, const void *b)
+{
+  const struct report_function *x = &sort_functions[*(const size_t *) a];
+  const struct report_function *y = &sort_functions[*(const size_t *) b];
+
+  if (x->insns != y->insns)
+    return x->insns > y->insns ? -1 : 1;
+  if (x->calls != y->calls)
+    return x->calls > y->calls ? -1 : 1;
+  if (x->object != y->object)
+    return x->object < y->object ? -1 : 1;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return 0;
+}
+
+/* Print the flat profile of R.  The text form lists the functions that
+   ran; the CSV form lists every function that has a block.  */
+
+static void
+print_flat (FILE *out, const struct report *r, enum report_format format)
+{
+  size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
+
+  if (order == NULL)
+    {
+      fputs ("profreport: out of memory\n", stderr);
+      return;
+    }
+  for (size_t i = 0; i < r->n_functions; i++)
+    order[i] = i;
+  sort_functions = r->functions;
+  qsort (order, r->n_functions, sizeof *order, compare_function);
+
+  if (format == REPORT_CSV)
+    fputs ("object,function,calls,instructions\n", out);
+  else
+    fprintf (out, "Flat profile: %" PRIu64 " instructions executed in %zu "
+	     "object%s.\n\n"
+	     "     %%      instructions           calls  function\n",
+	     r->total, r->n_objects, r->n_objects == 1 ? "" : "s");
+  for (size_t i = 0; i < r->n_functions; i++)
+    {
+      const struct report_function *f = &r->functions[order[i]];
+      const char *path = r->objects[f->object].prof->path;
+      if (format == REPORT_CSV)
+	{
+	  csv_field (out, path);
+	  putc (',', out);
+	  csv_field (out, f->name);
+	  fprintf (out, ",%" PRIu64 ",%" PRIu64 "\n", f->calls, f->insns);
+	}
+      else if (f->insns != 0 || f->calls != 0)
+	fprintf (out, "%6.2f  %16" PRIu64 "  %14" PRIu64 "  %s (%s)\n",
+		 r->total != 0 ? 100.0 * (double) f->insns / (double) r->total
+		 : 0.0, f->insns, f->calls, f->name, base_name (path));
+    }
+  free (order);
+}
+
+/* Print every block of R.  */
+
+static void
+print_blocks (FILE *out, const struct report *r, enum report_format format)
+{
+  if (format == REPORT_CSV)
+    fputs ("object,function,address,size,count\n", out);
+  for (size_t o = 0; o < r->n_objects; o++)
+    {
+      const struct report_object *ro = &r->objects[o];
+      const struct prof_object *prof = ro->prof;
+      if (format == REPORT_TEXT)
+	fprintf (out, "%sBlocks of %s:\n\n"
+		 "     address      size             count  function\n",
+		 o > 0 ? "\n" : "", prof->path);
+      for (uint32_t i = 0; i < prof->n_blocks; i++)
+	{
+	  uint32_t b = ro->order[i];
+	  const struct prof_block *blk = &prof->blocks[b];
+	  const struct report_function *f = &r->functions[ro->block_func[b]];
+	  if (format == REPORT_CSV)
+	    {
+	      csv_field (out, prof->path);
+	      putc (',', out);
+	      csv_field (out, f->name);
+	      fprintf (out, ",0x%08" PRIx32 ",%" PRIu32 ",%" PRIu64 "\n",
+		       blk->start, blk->size, prof->counts[b]);
+	    }
+	  else
+	    {
+	      fprintf (out, "  0x%08" PRIx32 "  %8" PRIu32 "  %16" PRIu64
+		       "  %s", blk->start, blk->size, prof->counts[b],
+		       f->name);
+	      if (blk->start != f->addr)
+		fprintf (out, "+0x%" PRIx32, blk->start - f->addr);
+	      putc ('\n', out);
+	    }
+	}
+    }
+}
+
+void
+report_print (FILE *out, const struct report *r,
+	      const struct report_options *opts)
+{
+  if (opts->blocks)
+    print_blocks (out, r, opts->format);
+  else
+    print_flat (out, r, opts->format);
+}
+
+void
+report_free (struct report *r)
+{
+  for (size_t i = 0; i < r->n_objects; i++)
+    {
+      free (r->objects[i].order);
+      free (r->objects[i].block_func);
+    }
+  for (size_t i = 0; i < r->n_functions; i++)
+    free (r->functions[i].name);
+  free (r->objects);
+  free (r->functions);
+  memset (r, 0, sizeof *r);
+}

@@ -1,0 +1,82 @@
+/* profile-format.h -- the layout of a profcopy profile file.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The runtime (libprofcopy.so, on the target) writes these files and
+   profreport (on the host) reads them.  Every multi-byte field of the
+   file is little-endian, whatever the byte order of the program that
+   wrote it, so that any host reads any profile.  doc/profile-format.md
+   describes the format in prose; this header gives the numbers.
+
+   A file is one file header followed by N_OBJECTS object records:
+
+     file header (PCPROF_HEADER_SIZE bytes)
+     object record 0
+     ...
+
+   An object record is a record header (PCPROF_RECORD_SIZE bytes)
+   followed by the original path (PATH_LEN bytes and a NUL, padded with
+   zeros to a multiple of 8), the build-id (BUILD_ID_LEN bytes, padded
+   to a multiple of 8), the block table (N_BLOCKS pairs of 32-bit start
+   and size) and the counts (N_BLOCKS 64-bit counts).  RECORD_SIZE is
+   the size of all of that, a multiple of 8.  */
+
+#ifndef PROFCOPY_PROFILE_FORMAT_H
+#define PROFCOPY_PROFILE_FORMAT_H
+
+/* The eight bytes a profile starts with.  */
+#define PCPROF_MAGIC "PCPROF\0\0"
+#define PCPROF_MAGIC_LEN 8
+
+/* The version this header describes.  A reader rejects other versions.  */
+#define PCPROF_VERSION 1
+
+/* The byte order mark: this value, stored little-endian (bytes 04 03 02
+   01).  */
+#define PCPROF_BOM 0x01020304u
+
+/* Byte offsets of the fields of the file header.  */
+#define PCPROF_H_MAGIC		0	/* char[8] PCPROF_MAGIC.  */
+#define PCPROF_H_VERSION	8	/* PCPROF_VERSION.  */
+#define PCPROF_H_BOM		12	/* PCPROF_BOM.  */
+#define PCPROF_H_HEADER_SIZE	16	/* PCPROF_HEADER_SIZE.  */
+#define PCPROF_H_PID		20	/* Process id of the writer.  */
+#define PCPROF_H_N_OBJECTS	24	/* Number of object records.  */
+#define PCPROF_H_REASON		28	/* PCPROF_REASON_*.  */
+#define PCPROF_H_SIGNAL		32	/* Signal number, for REASON_SIGNAL.  */
+#define PCPROF_H_FLAGS		36	/* PCPROF_F_*.  */
+#define PCPROF_HEADER_SIZE	40
+
+/* Why the profile was written.  */
+#define PCPROF_REASON_EXIT	1	/* exit, or return from main.  */
+#define PCPROF_REASON_EXEC	2	/* One of the exec functions.  */
+#define PCPROF_REASON_SIGNAL	3	/* A fatal signal.  */
+
+/* The program that wrote the profile is big-endian.  */
+#define PCPROF_F_BIG_ENDIAN	0x1
+
+/* Byte offsets of the fields of an object record header.  */
+#define PCPROF_R_RECORD_SIZE	0	/* Bytes of the whole record.  */
+#define PCPROF_R_FLAGS		4	/* The segment's PC_SEGMENT_F_*.  */
+#define PCPROF_R_CHECKSUM	8	/* CRC-32 of the original file.  */
+#define PCPROF_R_FILE_SIZE	12	/* Size of the original file.  */
+#define PCPROF_R_N_BLOCKS	16
+#define PCPROF_R_PATH_LEN	20	/* Without the NUL.  */
+#define PCPROF_R_BUILD_ID_LEN	24
+#define PCPROF_R_LOAD_BIAS	28	/* dlpi_addr at run time (information).  */
+#define PCPROF_RECORD_SIZE	32
+
+/* Bytes of one block table entry and of one count.  */
+#define PCPROF_BLOCK_SIZE	8
+#define PCPROF_COUNT_SIZE	8
+
+/* Limits a writer keeps to and a reader enforces.  */
+#define PCPROF_MAX_PATH_LEN	4095
+#define PCPROF_MAX_BUILD_ID_LEN	64
+
+/* N rounded up to a multiple of 8.  */
+#define PCPROF_PAD8(n) (((n) + 7) / 8 * 8)
+
+#endif /* PROFCOPY_PROFILE_FORMAT_H */

@@ -1,0 +1,617 @@
+/* profile.c -- find the profiled objects of a process and write its
+   profile.  Part of libprofcopy.so, the runtime that profcopy adds to
+   every profiled program as its first DT_NEEDED.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The runtime never allocates memory: the program's heap must look the
+   same with and without profiling.  The profile is built in a static
+   buffer and written with write(2); names are built on the stack.  At
+   load time the constructor only installs the fatal-signal handlers and
+   an atexit hook.  The profile is written at normal exit (by the
+   destructor and by the atexit hook, whichever runs last; a write that
+   would repeat the previous one is skipped), before exec (exec.c) and
+   on a fatal signal.  The format is in profile-format.h.  */
+
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile-format.h"
+#include "runtime.h"
+#include "segment.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* The signals whose default action kills the process with a core dump
+   because the program went wrong.  */
+static const int fatal_signals[] =
+  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+/* Nonzero while one thread writes a profile; a second writer (another
+   thread, or a signal arriving during the write) gives up.  */
+static int busy;
+
+/* The process that wrote the previous profile, the reason, and the sum
+   and number of its counts: an exit-time write that would write the
+   same counts again is skipped.  Per pid, because a forked child
+   inherits these and must still write its own profile.  */
+static pid_t last_pid;
+static unsigned last_reason;
+static uint64_t last_total;
+static size_t last_blocks;
+
+/* The process whose profile was written for a fatal signal: nothing is
+   written after that.  */
+static pid_t final_pid;
+
+/* The output buffer and file.  Guarded by BUSY.  */
+static struct
+{
+  int fd;
+  int error;			/* errno of the first failed write, or 0.  */
+  size_t len;
+  unsigned char buf[8192];
+} out;
+
+/* Write the LEN bytes at P to standard error, ignoring failures.  */
+
+static void
+say (const char *p, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (STDERR_FILENO, p, len);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n <= 0)
+	return;
+      p += n;
+      len -= n;
+    }
+}
+
+/* Format the unsigned number V in decimal into BUF (at least 21 bytes).
+   Return the length.  */
+
+static size_t
+format_decimal (char *buf, uint64_t v)
+{
+  char digits[21];
+  size_t n = 0, len = 0;
+
+  do
+    {
+      digits[n++] = '0' + v % 10;
+      v /= 10;
+    }
+  while (v != 0);
+  while (n > 0)
+    buf[len++] = digits[--n];
+  buf[len] = '\0';
+  return len;
+}
+
+/* Report that the profile NAME could not be written because of errno
+   value ERR.  strerror is avoided: it may allocate for its message.  */
+
+static void
+report_error (const char *name, const char *what, int err)
+{
+  char num[24];
+  const char *reason = NULL;
+
+  switch (err)
+    {
+    case ENOENT: reason = "No such file or directory"; break;
+    case EACCES: reason = "Permission denied"; break;
+    case ENOSPC: reason = "No space left on device"; break;
+    case EROFS: reason = "Read-only file system"; break;
+    case ENAMETOOLONG: reason = "File name too long"; break;
+    case EISDIR: reason = "Is a directory"; break;
+    default: break;
+    }
+  say ("libprofcopy: ", 13);
+  say (name, strlen (name));
+  say (": ", 2);
+  say (what, strlen (what));
+  say (": ", 2);
+  if (reason != NULL)
+    say (reason, strlen (reason));
+  else
+    {
+      say ("error ", 6);
+      say (num, format_decimal (num, (unsigned) err));
+    }
+  say ("\n", 1);
+}
+
+/* Write the buffered bytes.  */
+
+static void
+flush (void)
+{
+  const unsigned char *p = out.buf;
+
+  while (out.len > 0 && out.error == 0)
+    {
+      ssize_t n = write (out.fd, p, out.len);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n <= 0)
+	out.error = n < 0 ? errno : ENOSPC;
+      else
+	{
+	  p += n;
+	  out.len -= n;
+	}
+    }
+  out.len = 0;
+}
+
+/* Append the LEN bytes at P to the output.  */
+
+static void
+put_bytes (const void *p, size_t len)
+{
+  const unsigned char *q = p;
+
+  while (len > 0)
+    {
+      size_t room = sizeof out.buf - out.len;
+      size_t n = len < room ? len : room;
+      memcpy (out.buf + out.len, q, n);
+      out.len += n;
+      q += n;
+      len -= n;
+      if (out.len == sizeof out.buf)
+	flush ();
+    }
+}
+
+/* Append LEN zero bytes.  */
+
+static void
+put_zeros (size_t len)
+{
+  static const unsigned char zeros[8];
+
+  while (len > 0)
+    {
+      size_t n = len < sizeof zeros ? len : sizeof zeros;
+      put_bytes (zeros, n);
+      len -= n;
+    }
+}
+
+/* Store V little-endian at P.  */
+
+static void
+store32 (unsigned char *p, uint32_t v)
+{
+  p[0] = v;
+  p[1] = v >> 8;
+  p[2] = v >> 16;
+  p[3] = v >> 24;
+}
+
+static void
+put32 (uint32_t v)
+{
+  unsigned char b[4];
+
+  store32 (b, v);
+  put_bytes (b, 4);
+}
+
+static void
+put64 (uint64_t v)
+{
+  unsigned char b[8];
+
+  store32 (b, (uint32_t) v);
+  store32 (b + 4, (uint32_t) (v >> 32));
+  put_bytes (b, 8);
+}
+
+/* Return true if the LEN bytes at link-time address ADDR lie inside one
+   PT_LOAD segment of the object INFO describes.  If so and END is not
+   NULL, set *END to the link-time end of that segment.  */
+
+static bool
+in_object (const struct dl_phdr_info *info, uint32_t addr, uint32_t len,
+	   uint32_t *end)
+{
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      uint64_t lo = ph->p_vaddr, hi = lo + ph->p_memsz;
+      if (ph->p_type == PT_LOAD && addr >= lo && (uint64_t) addr + len <= hi)
+	{
+	  if (end != NULL)
+	    *end = (uint32_t) (hi > UINT32_MAX ? UINT32_MAX : hi);
+	  return true;
+	}
+    }
+  return false;
+}
+
+/* What the runtime reads of one profiled object.  */
+struct seg_view
+{
+  const struct pc_segment_header *header;
+  const struct pc_block *blocks;
+  const volatile struct pc_counter *counters;
+  const char *path;
+  size_t path_len;
+  const unsigned char *build_id;
+  uint32_t build_id_len;
+};
+
+/* If segment I of the object INFO describes is a PT_LOAD that starts
+   with a valid profcopy header, fill *VIEW and return true.  Every
+   address the header gives is checked to lie inside the object.  */
+
+static bool
+find_segment (const struct dl_phdr_info *info, size_t i,
+	      struct seg_view *view)
+{
+  const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+  const struct pc_segment_header *h;
+  uintptr_t bias = info->dlpi_addr;
+  uint32_t end;
+
+  if (ph->p_type != PT_LOAD || ph->p_filesz < sizeof *h)
+    return false;
+  h = (const struct pc_segment_header *) (bias + ph->p_vaddr);
+  if (memcmp (h->magic, PC_SEGMENT_MAGIC, sizeof h->magic) != 0
+      || h->version != PC_SEGMENT_VERSION
+      || h->header_size < sizeof *h
+      || h->n_blocks > UINT32_MAX / sizeof (struct pc_block)
+      || (h->blocks & 3) != 0 || (h->counters & 3) != 0
+      || !in_object (info, h->blocks, h->n_blocks * sizeof (struct pc_block),
+		     NULL)
+      || !in_object (info, h->counters,
+		     h->n_blocks * sizeof (struct pc_counter), NULL)
+      || !in_object (info, h->path, 1, &end)
+      || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
+      || (h->build_id_len != 0
+	  && !in_object (info, h->build_id, h->build_id_len, NULL)))
+    return false;
+
+  view->header = h;
+  view->blocks = (const struct pc_block *) (bias + h->blocks);
+  view->counters = (const volatile struct pc_counter *) (bias + h->counters);
+  view->path = (const char *) (bias + h->path);
+  view->path_len = strnlen (view->path, end - h->path);
+  if (view->path_len > PCPROF_MAX_PATH_LEN || view->path_len == end - h->path)
+    return false;
+  view->build_id_len = h->build_id_len;
+  view->build_id = (const unsigned char *) (bias + h->build_id);
+  return true;
+}
+
+/* Read counter C.  Another thread may be incrementing it; the high word
+   is read twice so that a carry between the reads is seen.  */
+
+static uint64_t
+read_count (const volatile struct pc_counter *c)
+{
+  uint32_t high, low;
+
+  do
+    {
+      high = c->high;
+      low = c->low;
+    }
+  while (high != c->high);
+  return (uint64_t) high << 32 | low;
+}
+
+/* The state of one pass over the loaded objects.  */
+struct pass
+{
+  bool write;			/* Write records, else only sum.  */
+  uint32_t n_objects;
+  uint64_t total;		/* Sum of all counts.  */
+  size_t n_blocks;
+};
+
+/* Append the object record of VIEW, loaded with bias BIAS.  */
+
+static void
+put_record (const struct seg_view *view, uintptr_t bias)
+{
+  const struct pc_segment_header *h = view->header;
+  uint32_t path_pad = PCPROF_PAD8 (view->path_len + 1);
+  uint32_t bid_pad = PCPROF_PAD8 (view->build_id_len);
+  uint64_t size = PCPROF_RECORD_SIZE + path_pad + bid_pad
+		  + (uint64_t) h->n_blocks * (PCPROF_BLOCK_SIZE
+					     + PCPROF_COUNT_SIZE);
+
+  put32 ((uint32_t) size);
+  put32 (h->flags);
+  put32 (h->checksum);
+  put32 (h->file_size);
+  put32 (h->n_blocks);
+  put32 ((uint32_t) view->path_len);
+  put32 (view->build_id_len);
+  put32 ((uint32_t) bias);
+  put_bytes (view->path, view->path_len);
+  put_zeros (path_pad - view->path_len);
+  put_bytes (view->build_id, view->build_id_len);
+  put_zeros (bid_pad - view->build_id_len);
+  for (uint32_t b = 0; b < h->n_blocks; b++)
+    {
+      put32 (view->blocks[b].start);
+      put32 (view->blocks[b].size);
+    }
+  for (uint32_t b = 0; b < h->n_blocks; b++)
+    put64 (read_count (&view->counters[b]));
+}
+
+/* dl_iterate_phdr callback: visit the profcopy segments of the object
+   INFO describes, as the pass DATA says.  */
+
+static int
+visit_object (struct dl_phdr_info *info, size_t size, void *data)
+{
+  struct pass *pass = data;
+  struct seg_view view;
+
+  (void) size;
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    if (find_segment (info, i, &view))
+      {
+	uint32_t n = view.header->n_blocks;
+	if (pass->write)
+	  put_record (&view, info->dlpi_addr);
+	else
+	  for (uint32_t b = 0; b < n; b++)
+	    pass->total += read_count (&view.counters[b]);
+	pass->n_objects++;
+	pass->n_blocks += n;
+	/* One profcopy segment an object.  */
+	break;
+      }
+  return 0;
+}
+
+/* Append the string S to BUF of SIZE bytes at *LEN.  Return false if it
+   does not fit (with its NUL).  */
+
+static bool
+append (char *buf, size_t size, size_t *len, const char *s, size_t n)
+{
+  if (n >= size - *len)
+    return false;
+  memcpy (buf + *len, s, n);
+  *len += n;
+  buf[*len] = '\0';
+  return true;
+}
+
+/* Build the profile's file name for process PID into BUF (SIZE bytes):
+   PROFCOPY_OUTPUT with %p replaced by the pid and %% by %, or else the
+   program's base name followed by ".prof".  Return false if too
+   long.  */
+
+static bool
+profile_name (char *buf, size_t size, pid_t pid)
+{
+  const char *tmpl = getenv ("PROFCOPY_OUTPUT");
+  size_t len = 0;
+  char num[24];
+
+  buf[0] = '\0';
+  if (tmpl == NULL || tmpl[0] == '\0')
+    {
+      const char *prog = program_invocation_short_name;
+      if (prog == NULL || prog[0] == '\0')
+	prog = "profcopy";
+      return (append (buf, size, &len, prog, strlen (prog))
+	      && append (buf, size, &len, ".prof", 5));
+    }
+  for (const char *p = tmpl; *p != '\0'; p++)
+    {
+      bool ok;
+      if (p[0] == '%' && p[1] == 'p')
+	{
+	  ok = append (buf, size, &len, num,
+		       format_decimal (num, (unsigned) pid));
+	  p++;
+	}
+      else if (p[0] == '%' && p[1] == '%')
+	{
+	  ok = append (buf, size, &len, "%", 1);
+	  p++;
+	}
+      else
+	ok = append (buf, size, &len, p, 1);
+      if (!ok)
+	return false;
+    }
+  return true;
+}
+
+/* Write the profile file FINAL (through the temporary TEMP) from the
+   loaded objects.  REASON and SIGNO go into the header.  Return
+   true on success.  */
+
+static bool
+write_file (const char *final, const char *temp, pid_t pid, unsigned reason,
+	    int signo)
+{
+  unsigned char header[PCPROF_HEADER_SIZE];
+  struct pass pass = { true, 0, 0, 0 };
+  const uint16_t one = 1;
+  bool big_endian = *(const unsigned char *) &one == 0;
+
+  out.fd = open (temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (out.fd < 0)
+    {
+      report_error (temp, "cannot create the profile", errno);
+      return false;
+    }
+  out.error = 0;
+  out.len = 0;
+  put_zeros (PCPROF_HEADER_SIZE);
+  dl_iterate_phdr (visit_object, &pass);
+  flush ();
+
+  memset (header, 0, sizeof header);
+  memcpy (header + PCPROF_H_MAGIC, PCPROF_MAGIC, PCPROF_MAGIC_LEN);
+  store32 (header + PCPROF_H_VERSION, PCPROF_VERSION);
+  store32 (header + PCPROF_H_BOM, PCPROF_BOM);
+  store32 (header + PCPROF_H_HEADER_SIZE, PCPROF_HEADER_SIZE);
+  store32 (header + PCPROF_H_PID, (uint32_t) pid);
+  store32 (header + PCPROF_H_N_OBJECTS, pass.n_objects);
+  store32 (header + PCPROF_H_REASON, reason);
+  store32 (header + PCPROF_H_SIGNAL, (uint32_t) signo);
+  store32 (header + PCPROF_H_FLAGS, big_endian ? PCPROF_F_BIG_ENDIAN : 0);
+  if (out.error == 0
+      && pwrite (out.fd, header, sizeof header, 0) != (ssize_t) sizeof header)
+    out.error = errno != 0 ? errno : ENOSPC;
+  if (close (out.fd) != 0 && out.error == 0)
+    out.error = errno;
+  if (out.error == 0 && rename (temp, final) != 0)
+    out.error = errno;
+  if (out.error != 0)
+    {
+      report_error (final, "cannot write the profile", out.error);
+      unlink (temp);
+      return false;
+    }
+  return true;
+}
+
+/* The profile's file name and its temporary name.  Static rather than
+   on the stack, which may be nearly full when a fatal signal arrives;
+   guarded by BUSY.  */
+static char profile_path[PATH_MAX], temp_path[PATH_MAX];
+
+void
+pcrt_write_profile (unsigned reason, int signo)
+{
+  int saved_errno = errno;
+  struct pass pass = { false, 0, 0, 0 };
+  size_t len;
+  pid_t pid;
+  char num[24];
+
+  if (__atomic_exchange_n (&busy, 1, __ATOMIC_ACQUIRE) != 0)
+    return;
+  pid = getpid ();
+  if (final_pid == pid)
+    goto done;
+
+  dl_iterate_phdr (visit_object, &pass);
+  if (pass.n_objects == 0)
+    goto done;
+  /* The destructor and the atexit hook both write at exit; the second
+     one only writes if something was counted in between.  */
+  if (reason == PCPROF_REASON_EXIT && last_pid == pid
+      && last_reason == PCPROF_REASON_EXIT && last_total == pass.total
+      && last_blocks == pass.n_blocks)
+    goto done;
+
+  if (!profile_name (profile_path, sizeof profile_path, pid))
+    {
+      report_error (profile_path, "cannot name the profile",
+		    ENAMETOOLONG);
+      goto done;
+    }
+  len = strlen (profile_path);
+  memcpy (temp_path, profile_path, len + 1);
+  if (!append (temp_path, sizeof temp_path, &len, ".", 1)
+      || !append (temp_path, sizeof temp_path, &len, num,
+		  format_decimal (num, pid))
+      || !append (temp_path, sizeof temp_path, &len, ".tmp", 4))
+    {
+      report_error (profile_path, "cannot name the profile",
+		    ENAMETOOLONG);
+      goto done;
+    }
+  if (write_file (profile_path, temp_path, pid, reason, signo))
+    {
+      last_pid = pid;
+      last_reason = reason;
+      last_total = pass.total;
+      last_blocks = pass.n_blocks;
+      if (reason == PCPROF_REASON_SIGNAL)
+	final_pid = pid;
+    }
+
+ done:
+  __atomic_store_n (&busy, 0, __ATOMIC_RELEASE);
+  errno = saved_errno;
+}
+
+/* The handler of the fatal signals: write the profile, then die of
+   signal SIGNO as the program would have without the runtime.
+   SA_RESETHAND has restored the default action already and SA_NODEFER
+   lets the raised signal through at once.  */
+
+static void
+fatal_handler (int signo)
+{
+  struct sigaction dfl;
+
+  pcrt_write_profile (PCPROF_REASON_SIGNAL, signo);
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  sigaction (signo, &dfl, NULL);
+  raise (signo);
+}
+
+/* The atexit hook.  */
+
+static void
+exit_hook (void)
+{
+  pcrt_write_profile (PCPROF_REASON_EXIT, 0);
+}
+
+/* Install the fatal-signal handlers where the signal still has its
+   default action, and the atexit hook.  A program that installs its
+   own handlers later simply replaces ours.  */
+
+static void __attribute__ ((constructor))
+pcrt_init (void)
+{
+  struct sigaction sa, old;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = fatal_handler;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+    if (sigaction (fatal_signals[i], NULL, &old) == 0
+	&& !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+      sigaction (fatal_signals[i], &sa, NULL);
+  atexit (exit_hook);
+}
+
+/* The destructor: write at exit even if the atexit hook does not run
+   last.  */
+
+static void __attribute__ ((destructor))
+pcrt_fini (void)
+{
+  pcrt_write_profile (PCPROF_REASON_EXIT, 0);
+}

@@ -1,0 +1,62 @@
+/* segment.h -- the header of a profiled object's profcopy segment.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   profcopy adds one PT_LOAD segment to every object it rewrites.  The
+   segment starts with this header; the runtime finds it with
+   dl_iterate_phdr (a PT_LOAD whose first bytes are the magic) and
+   writes the counters it points to into the profile.  Every field is in
+   the object's byte order; every address is a link-time address, to
+   which the runtime adds the object's load bias (dlpi_addr).  This
+   header is shared by the rewriter (host) and the runtime (target), so
+   it uses fixed-width types only.  */
+
+#ifndef PROFCOPY_SEGMENT_H
+#define PROFCOPY_SEGMENT_H
+
+#include <stdint.h>
+
+#define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
+#define PC_SEGMENT_VERSION 1
+
+struct pc_segment_header
+{
+  char magic[8];		/* PC_SEGMENT_MAGIC.  */
+  uint32_t version;		/* PC_SEGMENT_VERSION.  */
+  uint32_t header_size;		/* sizeof (struct pc_segment_header).  */
+  uint32_t n_blocks;
+  uint32_t blocks;		/* struct pc_block[n_blocks].  */
+  uint32_t counters;		/* struct pc_counter[n_blocks], zero at start.  */
+  uint32_t map;			/* uint32_t new address per original word.  */
+  uint32_t text_start;		/* Original code range the map covers.  */
+  uint32_t text_end;
+  uint32_t checksum;		/* CRC-32 (IEEE) of the whole original file.  */
+  uint32_t file_size;		/* Size of the original file.  */
+  uint32_t path;		/* NUL-terminated path of the original file.  */
+  uint32_t build_id;		/* NT_GNU_BUILD_ID bytes, or 0.  */
+  uint32_t build_id_len;
+  uint32_t flags;		/* PC_SEGMENT_F_*.  */
+  uint32_t reserved[2];
+};
+
+/* The object is the main program.  */
+#define PC_SEGMENT_F_MAIN	0x1
+
+/* One basic block of the original object.  */
+struct pc_block
+{
+  uint32_t start;		/* Link-time address of its first word.  */
+  uint32_t size;		/* Bytes, delay slot included.  */
+};
+
+/* One 64-bit count, as two words so that the low word can be
+   incremented with ll/sc on any byte order; the carry goes to HIGH.  */
+struct pc_counter
+{
+  uint32_t low;
+  uint32_t high;
+};
+
+#endif /* PROFCOPY_SEGMENT_H */
