@@ -260,7 +260,10 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	  uint32_t t = c + (uint32_t) u->imm;
 	  struct reloc_entry e = { 0 };
 
-	  if (object_is_code (obj, t))
+	  /* Only a 64 KiB page plus %lo is a GOT reference: a local entry
+	     that holds a whole address (a function that binds locally) is
+	     used as it is, and an addiu to it is arithmetic on a pointer.  */
+	  if (object_is_code (obj, t) && (c & 0xffff) == 0)
 	    {
 	      e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
 	      e.addr = origin;
