@@ -69,6 +69,79 @@ elf_find_spare_phdr (const unsigned char *image, size_t size,
   return false;
 }
 
+static void
+put16 (unsigned char *p, uint16_t v, bool big_endian)
+{
+  p[big_endian ? 0 : 1] = (unsigned char) (v >> 8);
+  p[big_endian ? 1 : 0] = (unsigned char) v;
+}
+
+/* Build the file tail that adds SEG's sections: a copy of the section
+   name table with their names appended, then a copy of the section
+   header table with them added, placed at file offset AT (4-aligned).
+   Update IMAGE's ELF header to use them.  Return the tail (malloc'd, its
+   size in *LEN), or NULL when IMAGE has no usable section table.  */
+
+static unsigned char *
+section_tail (unsigned char *image, size_t size, bool be,
+	      const struct new_segment *seg, uint32_t at, size_t *len)
+{
+  uint32_t shoff = get32 (image + 32, be);
+  uint16_t shentsize = get16 (image + 46, be);
+  uint16_t shnum = get16 (image + 48, be);
+  uint16_t shstrndx = get16 (image + 50, be);
+  const unsigned char *strsh;
+  uint32_t stroff, strsize, names, tab;
+  size_t n_names = 0, total;
+  unsigned char *tail;
+
+  if (shentsize != sizeof (Elf32_Shdr) || shnum == 0 || shstrndx >= shnum
+      || shoff > size || (size_t) shnum * shentsize > size - shoff)
+    return NULL;
+  strsh = image + shoff + shstrndx * shentsize;
+  stroff = get32 (strsh + 16, be);
+  strsize = get32 (strsh + 20, be);
+  if (stroff > size || strsize > size - stroff)
+    return NULL;
+  for (size_t i = 0; i < seg->n_sections; i++)
+    n_names += strlen (seg->sections[i].name) + 1;
+  names = strsize + (uint32_t) n_names;
+  tab = (names + 3) & ~3u;
+  total = tab + (size_t) (shnum + seg->n_sections) * shentsize;
+  tail = calloc (1, total);
+  if (tail == NULL)
+    return NULL;
+
+  memcpy (tail, image + stroff, strsize);
+  memcpy (tail + tab, image + shoff, (size_t) shnum * shentsize);
+  /* The name table's own header now describes the copy.  */
+  put32 (tail + tab + shstrndx * shentsize + 16, at, be);
+  put32 (tail + tab + shstrndx * shentsize + 20, names, be);
+  {
+    uint32_t name = strsize;
+    for (size_t i = 0; i < seg->n_sections; i++)
+      {
+	const struct new_section *ns = &seg->sections[i];
+	unsigned char *sh = tail + tab + (shnum + i) * shentsize;
+	strcpy ((char *) tail + name, ns->name);
+	put32 (sh + 0, name, be);
+	put32 (sh + 4, ns->type, be);
+	put32 (sh + 8, ns->flags, be);
+	put32 (sh + 12, ns->addr, be);
+	put32 (sh + 16, ns->type == SHT_NOBITS ? seg->offset + seg->filesz
+		      : seg->offset + (ns->addr - seg->vaddr), be);
+	put32 (sh + 20, ns->size, be);
+	put32 (sh + 32, ns->align, be);
+	put32 (sh + 36, ns->entsize, be);
+	name += (uint32_t) strlen (ns->name) + 1;
+      }
+  }
+  put32 (image + 32, at + tab, be);
+  put16 (image + 48, (uint16_t) (shnum + seg->n_sections), be);
+  *len = total;
+  return tail;
+}
+
 /* Write LEN bytes of BUF to FD.  */
 
 static bool
@@ -102,6 +175,8 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   const char *slash;
   int fd = -1;
   bool ok = false;
+  unsigned char *tail = NULL;
+  size_t tail_len = 0;
 
   if (seg->offset < size)
     {
@@ -124,6 +199,9 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   put32 (ph + 20, seg->memsz, big_endian);
   put32 (ph + 24, PF_R | PF_W | PF_X, big_endian);
   put32 (ph + 28, 0x10000, big_endian);
+  if (seg->n_sections > 0)
+    tail = section_tail (image, size, big_endian, seg,
+			 seg->offset + seg->filesz, &tail_len);
 
   slash = strrchr (out_path, '/');
   if (asprintf (&tmp, "%.*sprofcopyXXXXXX",
@@ -154,6 +232,8 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
     }
   if (!write_all (fd, seg->bytes, seg->filesz))
     goto io_error;
+  if (tail != NULL && !write_all (fd, tail, tail_len))
+    goto io_error;
   if (fchmod (fd, mode & 07777) != 0 || close (fd) != 0)
     {
       fd = -1;
@@ -173,5 +253,6 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   unlink (tmp);
  done:
   free (tmp);
+  free (tail);
   return ok;
 }

@@ -12,6 +12,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A section header to add for a part of the new segment, so that tools
+   (objdump -d, readelf -S) see the new code and tables.  */
+struct new_section
+{
+  const char *name;
+  uint32_t type, flags, addr, size, align, entsize;
+};
+
 /* The new loadable segment.  */
 struct new_segment
 {
@@ -19,6 +27,8 @@ struct new_segment
   uint32_t offset;		/* File offset, congruent to vaddr.  */
   const unsigned char *bytes;	/* filesz bytes.  */
   uint32_t filesz, memsz;
+  const struct new_section *sections;	/* Section headers to add.  */
+  size_t n_sections;
 };
 
 /* Find the spare PT_NULL program header of the ELF32 IMAGE (SIZE bytes,
@@ -28,7 +38,9 @@ bool elf_find_spare_phdr (const unsigned char *image, size_t size,
 
 /* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as a
    new read-write-execute PT_LOAD in the spare program header, to
-   OUT_PATH.  The file is written to a temporary file in OUT_PATH's
+   OUT_PATH.  When SEG has sections, a new section name table and
+   section header table that add them are written after the segment
+   (the old ones stay in the file, unused).  The file is written to a temporary file in OUT_PATH's
    directory and renamed into place only when all went well; MODE gives
    its permissions.  IMAGE's program header table is updated in place.
    False with a malloc'd reason in *ERRMSG.  */

@@ -114,7 +114,46 @@ struct rewriter
   unsigned char *image;		/* The copy of the original that is patched.  */
   bool main_program;
   uint32_t seg_offset;		/* File offset of the new segment.  */
+  struct new_section sections[8];	/* Section headers for the segment.  */
+  size_t n_sections;
+  uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
 };
+
+/* Add a section header NAME for SIZE bytes at ADDR of the segment.  */
+
+static void
+add_section (struct rewriter *rw, const char *name, uint32_t type,
+	     uint32_t flags, uint32_t addr, uint32_t size, uint32_t align)
+{
+  struct new_section *ns = &rw->sections[rw->n_sections++];
+
+  ns->name = name;
+  ns->type = type;
+  ns->flags = flags;
+  ns->addr = addr;
+  ns->size = size;
+  ns->align = align;
+  ns->entsize = 0;
+}
+
+/* Point the section header NAME of the copy at ADDR (file offset OFF)
+   and SIZE, so that tools read the moved table.  */
+
+static void
+move_section_header (struct rewriter *rw, const char *name, uint32_t addr,
+		     uint32_t off, uint32_t size)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct object_section *sec = object_section_named (obj, name);
+  unsigned char *sh;
+
+  if (sec == NULL || obj->e_shoff + 40 * (sec->index + 1) > obj->size)
+    return;
+  sh = rw->image + obj->e_shoff + 40 * sec->index;
+  put32 (sh + 12, addr, obj->big_endian);
+  put32 (sh + 16, off, obj->big_endian);
+  put32 (sh + 20, size, obj->big_endian);
+}
 
 /* The word of the copy at link-time address VADDR, or NULL.  */
 
@@ -398,6 +437,11 @@ move_dynamic (struct rewriter *rw, char **errmsg)
   PUT_DYN (DT_NULL, 0);
 #undef PUT_DYN
 
+  rw->dyn_addr = dyn_addr;
+  rw->dyn_size = (uint32_t) (8 * k);
+  rw->dynstr_addr = rw->sb.vaddr + (uint32_t) str_off;
+  rw->dynstr_size = rpath_str + (uint32_t) strlen (rpath) + 1;
+
   /* Point PT_DYNAMIC and the .dynamic section header at the copy.  */
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_DYNAMIC)
@@ -511,8 +555,34 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
     goto fail;
+  if (seg_reserve (sb, 0, 16) == (size_t) -1)
+    goto nomem;
   filesz = (uint32_t) sb->size;
-  e->counters = (sb->vaddr + filesz + 15) & ~15u;
+  e->counters = sb->vaddr + filesz;
+
+  add_section (rw, ".profcopy.hdr", SHT_PROGBITS, SHF_ALLOC, sb->vaddr,
+	       (uint32_t) (text_off - hdr), 8);
+  add_section (rw, ".profcopy.text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	       sb->vaddr + (uint32_t) text_off, e->text_size, 16);
+  add_section (rw, ".profcopy.map", SHT_PROGBITS, SHF_ALLOC,
+	       sb->vaddr + (uint32_t) map_off, text_end - text_start, 4);
+  add_section (rw, ".profcopy.blocks", SHT_PROGBITS, SHF_ALLOC,
+	       sb->vaddr + (uint32_t) blocks_off, 8 * (uint32_t) cfg->n_blocks,
+	       4);
+  add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
+	       e->counters, 8 * (uint32_t) cfg->n_blocks, 16);
+  move_section_header (rw, ".got", e->got.addr,
+		       rw->seg_offset + (uint32_t) got_off,
+		       4 * (e->got.n_old + e->got.n_new));
+  if (rw->dyn_addr != 0)
+    {
+      move_section_header (rw, ".dynamic", rw->dyn_addr,
+			   rw->seg_offset + (rw->dyn_addr - sb->vaddr),
+			   rw->dyn_size);
+      move_section_header (rw, ".dynstr", rw->dynstr_addr,
+			   rw->seg_offset + (rw->dynstr_addr - sb->vaddr),
+			   rw->dynstr_size);
+    }
 
   build_got (rw, got_off);
   if (!emit_text (e, sb->buf + text_off, errmsg))
@@ -606,6 +676,8 @@ rewrite_object (const char *in_path, const char *out_path,
   seg.bytes = rw.sb.buf;
   seg.filesz = (uint32_t) rw.sb.size;
   seg.memsz = rw.e.counters + 8 * (uint32_t) rw.a.cfg.n_blocks - rw.sb.vaddr;
+  seg.sections = rw.sections;
+  seg.n_sections = rw.n_sections;
   ok = elf_write_with_segment (out_path, rw.image, rw.a.obj.size,
 			       rw.a.obj.big_endian, &seg, st.st_mode, errmsg);
 
