@@ -304,10 +304,11 @@ gp_dataflow (struct emitter *e, char **errmsg)
 
 static void
 choose_regs (struct snippet *p, uint64_t dead, unsigned need,
-	     unsigned must)
+	     unsigned must, uint64_t avoid)
 {
   unsigned k = 0;
 
+  dead &= ~avoid;
   p->n_spill = 0;
   if (must != 0)
     {
@@ -322,7 +323,7 @@ choose_regs (struct snippet *p, uint64_t dead, unsigned need,
   for (size_t i = 0; k < need && i < sizeof scratch_order; i++)
     {
       unsigned r = scratch_order[i];
-      bool used = r == must;
+      bool used = r == must || (avoid & R (r));
       for (unsigned j = 0; j < k; j++)
 	used |= p->regs[j] == r;
       if (!used && r != REG_RA)
@@ -368,17 +369,17 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
   if (e->fixed_address)
     {
       sn->kind = COUNT_ABS;
-      choose_regs (sn, dead, 3, 0);
+      choose_regs (sn, dead, 3, 0, 0);
     }
   else if (gp)
     {
       sn->kind = COUNT_GP;
-      choose_regs (sn, dead, 3, 0);
+      choose_regs (sn, dead, 3, 0, 0);
     }
   else
     {
       sn->kind = COUNT_PC;
-      choose_regs (sn, dead, 4, REG_RA);
+      choose_regs (sn, dead, 4, REG_RA, 0);
     }
 }
 
@@ -464,7 +465,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_GP;
-	      choose_regs (&p->s, dead, 3, 0);
+	      choose_regs (&p->s, dead, 3, 0, 0);
 	      return true;
 	    }
 	}
@@ -475,7 +476,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_ABS;
-	      choose_regs (&p->s, dead, 3, 0);
+	      choose_regs (&p->s, dead, 3, 0, 0);
 	      return true;
 	    }
 	}
@@ -496,7 +497,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       p->at = first_gp;
       p->s.kind = COUNT_GP;
       choose_regs (&p->s, ~cfg_live_at (code, cfg, b, first_gp) & SCRATCH_MASK,
-		   3, 0);
+		   3, 0, 0);
       return true;
     }
   if (point_in_llsc (e, b, b->start))
@@ -505,12 +506,12 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   if (e->fixed_address)
     {
       p->s.kind = COUNT_ABS;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 3, 0);
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 3, 0, 0);
     }
   else
     {
       p->s.kind = COUNT_PC;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 4, REG_RA);
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 4, REG_RA, 0);
     }
   return true;
 }
@@ -535,7 +536,7 @@ got_target_entry (struct new_got *g, uint32_t target)
 {
   for (uint32_t k = 0; k < g->n_targets; k++)
     if (g->target_of[k] == target)
-      return g->n_chunks + k;
+      return g->n_fixed + k;
   if (g->n_targets == g->alloc_targets)
     {
       uint32_t n = g->alloc_targets ? 2 * g->alloc_targets : 256;
@@ -546,7 +547,7 @@ got_target_entry (struct new_got *g, uint32_t target)
       g->alloc_targets = n;
     }
   g->target_of[g->n_targets++] = target;
-  g->n_new = g->n_chunks + g->n_targets;
+  g->n_new = g->n_fixed + g->n_targets;
   return g->n_new - 1;
 }
 
@@ -565,7 +566,8 @@ plan_got (struct emitter *e, char **errmsg)
   g->n_chunks = (uint32_t) ((a->cfg.n_blocks * 8 + 0xffff) / 0x10000);
   if (g->n_chunks == 0)
     g->n_chunks = 1;
-  g->n_new = g->n_chunks;
+  g->n_fixed = g->n_chunks + 2;
+  g->n_new = g->n_fixed;
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];
@@ -645,6 +647,94 @@ mark_entered (struct emitter *e)
     }
 }
 
+/* True if register REG holds a new code address (or data) when INSN
+   runs because its last write, in straight code before INSN, loads it
+   from the GOT (whose code addresses are all new) or is a GOT reference
+   that the copy turns into such a load.  */
+
+static bool
+reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
+{
+  const struct mips_object *obj = &e->a->obj;
+  uint32_t a = insn->addr;
+
+  for (int n = 0; n < 64 && a >= 4; n++)
+    {
+      const struct insn *p;
+      long w = word_index (e, a);
+
+      if (w < 0 || e->entered[w])
+	return false;
+      a -= 4;
+      p = code_insn_at (&e->a->code, a);
+      if (p == NULL || p->kind == INSN_INVALID)
+	return false;
+      if (p->kind != INSN_OTHER
+	  && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY)))
+	return false;
+      if (!(p->writes & R (reg)))
+	continue;
+      if (e->gotref_slot[word_index (e, a)] != 0)
+	return true;
+      if (p->op == OP_LW && p->rs == REG_GP)
+	{
+	  uint32_t slot = obj->gp + (uint32_t) p->imm;
+	  return slot >= obj->got_addr && slot < obj->got_addr + obj->got_size;
+	}
+      return false;
+    }
+  return false;
+}
+
+/* Plan the run-time translation of every indirect jump and call whose
+   register may hold an address of the original code (a code pointer
+   that no analysis could see): before the jump, an address inside the
+   original code is replaced by its new address from the map.  Jumps
+   through switch tables (rewritten) and through registers just loaded
+   from the GOT (rewritten) need none.  */
+
+static void
+plan_translations (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct code *code = &a->code;
+  unsigned char *table_jr = calloc (e->n_words + 1, 1);
+
+  for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
+    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE)
+      {
+	long w = word_index (e, a->relocs.entries[k].aux2);
+	if (w >= 0)
+	  table_jr[w] = 1;
+      }
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	long w = (long) (e->section_base[s] + i);
+	const struct block *b;
+	struct snippet *sn = &e->xlate[w];
+
+	sn->kind = 0xff;
+	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
+	  continue;
+	if ((table_jr != NULL && table_jr[w]) || reg_from_got (e, insn, insn->rs))
+	  continue;
+	b = cfg_block_at (&a->cfg, insn->addr);
+	if (b == NULL || !e->gp_valid[w] || insn->rs == REG_GP
+	    || insn->rs == REG_SP || e->in_llsc[w])
+	  {
+	    e->n_xlate_skipped++;
+	    continue;
+	  }
+	sn->kind = COUNT_GP;
+	choose_regs (sn, ~cfg_live_at (code, &a->cfg, b, insn->addr)
+		     & SCRATCH_MASK, 2, 0, R (insn->rs) | R (REG_RA));
+	e->n_xlate++;
+      }
+  free (table_jr);
+}
+
 /* Mark the words between each ll and its sc: an ll there (ours) would
    move the reservation, and the program's sc would never succeed.  */
 
@@ -685,6 +775,17 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
       total += code->sections[i].n_insns;
     }
   e->n_words = total;
+  e->old_start = UINT32_MAX;
+  e->old_end = 0;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      if (code->sections[i].start < e->old_start)
+	e->old_start = code->sections[i].start;
+      if (code->sections[i].end > e->old_end)
+	e->old_end = code->sections[i].end;
+    }
+  if (e->old_start > e->old_end)
+    e->old_start = e->old_end = 0;
   e->map = calloc (total + 1, sizeof *e->map);
   e->insn_new = calloc (total + 1, sizeof *e->insn_new);
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
@@ -695,11 +796,12 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
   e->entered = calloc (total + 1, 1);
   e->in_llsc = calloc (total + 1, 1);
   e->retarget = calloc (total + 1, sizeof *e->retarget);
+  e->xlate = calloc (total + 1, sizeof *e->xlate);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
       || e->gp_valid == NULL || e->plans == NULL || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
-      || e->in_llsc == NULL || e->retarget == NULL)
+      || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL)
     goto nomem;
   mark_entered (e);
   mark_llsc (e);
@@ -720,6 +822,7 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
       if (p->s.n_spill > 0)
 	e->n_spilled++;
     }
+  plan_translations (e);
   return true;
 
  nomem:
@@ -806,6 +909,14 @@ invert_branch (uint32_t word)
     }
 }
 
+/* Words of the translation planned in SN.  */
+
+static uint32_t
+xlate_words (const struct snippet *sn)
+{
+  return 14 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0);
+}
+
 /* One layout pass: fill map and insn_new and set text_size.  */
 
 static void
@@ -825,6 +936,8 @@ layout_pass (struct emitter *e)
 	  long w = word_index (e, at);
 	  if (at == p->at && !p->edge)
 	    pc += 4 * snippet_words (&p->s);
+	  if (e->xlate[w].kind != 0xff)
+	    pc += 4 * xlate_words (&e->xlate[w]);
 	  e->insn_new[w] = pc;
 	  if (at != b->start)
 	    e->map[w] = pc;
@@ -893,7 +1006,7 @@ t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
       if (!(p->writes & R (REG_T9)))
 	continue;
       if (e->gotref_slot[w] != 0)
-	return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_chunks]
+	return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed]
 	       == target;
       if (p->op == OP_LW && p->rs == REG_GP)
 	{
@@ -1362,6 +1475,53 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
   return true;
 }
 
+/* Write the run-time translation of the register of the indirect jump
+   INSN with the scratch registers of SN: if it holds an address of the
+   original code, replace it by the new address from the map.  The
+   original code's start and the map come from new GOT entries, so that
+   ld.so's relocation gives their run-time addresses.  */
+
+static void
+put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
+  uint32_t size = e->old_end - e->old_start;
+  uint32_t start_off = 4 * (g->n_old_local + GOT_OLD_START (g)) - 0x7ff0;
+  uint32_t map_off = 4 * (g->n_old_local + GOT_MAP (g)) - 0x7ff0;
+  uint32_t neg_hi;
+  int32_t neg_lo;
+
+  split_hi_lo (-e->old_start, &neg_hi, &neg_lo);
+  if (sn->n_spill > 0)
+    {
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+      for (unsigned i = 0; i < sn->n_spill; i++)
+	put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
+    }
+  put (c, itype (OP_LW, REG_GP, r1, start_off));
+  put (c, (x << 21) | (r1 << 16) | (r2 << 11) | 0x23);	/* subu r2,x,r1 */
+  put (c, itype (OP_LUI, 0, r1, size >> 16));
+  put (c, itype (0x0d, r1, r1, size & 0xffff));		/* ori */
+  put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,r2,r1 */
+  put (c, itype (OP_BEQ, r1, 0, 8));			/* beqz r1,done */
+  put (c, itype (OP_LW, REG_GP, r1, map_off));
+  put (c, addu (r1, r1, r2));
+  put (c, itype (OP_LW, r1, x, 0));
+  put (c, itype (OP_LW, REG_GP, r1, start_off));
+  put (c, addu (x, x, r1));
+  put (c, itype (OP_LUI, 0, r1, neg_hi));
+  put (c, itype (OP_ADDIU, r1, r1, (uint32_t) neg_lo));
+  put (c, addu (x, x, r1));
+  if (sn->n_spill > 0)
+    {
+      for (unsigned i = sn->n_spill; i-- > 0;)
+	put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+    }
+}
+
 /* Write the counts of block INDEX (B), planned in P to go on its
    outgoing edges: after its fall-through, then the stub its branch
    goes to, which counts and jumps on to the branch's real target.  */
@@ -1412,6 +1572,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  const struct insn *insn = code_insn_at (&a->code, at);
 	  if (at == p->at && !p->edge)
 	    put_snippet (&c, i, &p->s);
+	  if (insn != NULL && e->xlate[word_index (e, at)].kind != 0xff)
+	    put_xlate (&c, insn, &e->xlate[word_index (e, at)]);
 	  if (insn == NULL)
 	    {
 	      *errmsg = strdup ("internal error: a block word has no record");
@@ -1447,6 +1609,7 @@ emit_free (struct emitter *e)
   free (e->entered);
   free (e->in_llsc);
   free (e->retarget);
+  free (e->xlate);
   free (e->plans);
   free (e->got.new_values);
   free (e->got.target_of);

@@ -32,7 +32,11 @@ struct new_got
 				   the new addresses of code.  */
   uint32_t *new_values;		/* Their link-time values.  */
   uint32_t n_chunks;		/* Entries 0..n_chunks-1: counter chunks.  */
-  uint32_t *target_of;		/* Entry n_chunks+k: new address of the
+  uint32_t n_fixed;		/* Then the original code's start
+				   (GOT_OLD_START) and the map
+				   (GOT_MAP), for translating code
+				   pointers at run time.  */
+  uint32_t *target_of;		/* Entry n_fixed+k: new address of the
 				   original code address target_of[k].  */
   uint32_t n_targets, alloc_targets;
 };
@@ -46,6 +50,10 @@ struct snippet
   uint8_t regs[4];		/* Scratch: r1, r2, r3 (ra first for COUNT_PC).  */
   uint8_t spill[4];		/* The ones that must be saved.  */
 };
+
+/* New GOT entries after the counter chunks.  */
+#define GOT_OLD_START(g) ((g)->n_chunks)
+#define GOT_MAP(g) ((g)->n_chunks + 1)
 
 /* Per block: where the counter increment goes and how.  A block whose
    every point lies inside an ll/sc sequence (where another ll would
@@ -102,10 +110,14 @@ struct emitter
   uint8_t *entered;		/* Reached other than by falling in.  */
   uint8_t *in_llsc;		/* Between an ll and its sc.  */
   uint32_t *retarget;		/* A branch's new target when not its map.  */
+  struct snippet *xlate;	/* Per indirect jump: scratch registers of
+				   its run-time translation (kind COUNT_GP),
+				   or kind 0xff for none.  */
   uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
 
   struct count_plan *plans;	/* Per block.  */
   uint32_t text_addr;		/* Where the new text starts.  */
+  uint32_t old_start, old_end;	/* The original code range of the map.  */
   uint32_t text_size;
   uint32_t counters;		/* Address of the counter array.  */
   struct new_got got;
@@ -114,6 +126,7 @@ struct emitter
   size_t n_count_gp, n_count_pc, n_count_abs, n_spilled;
   size_t n_long_calls;
   size_t n_edge;
+  size_t n_xlate, n_xlate_skipped;
 };
 
 /* Prepare E for the analysis A: the gp state of every word, the count

@@ -117,6 +117,7 @@ struct rewriter
   struct new_section sections[8];	/* Section headers for the segment.  */
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
+  uint32_t map_addr;		/* Address of the map table.  */
 };
 
 /* Add a section header NAME for SIZE bytes at ADDR of the segment.  */
@@ -210,8 +211,10 @@ build_got (struct rewriter *rw, size_t off)
 	     emit_map (&rw->e, t->entries[k].target), be);
   for (uint32_t c = 0; c < g->n_chunks; c++)
     g->new_values[c] = rw->e.counters + 0x10000 * c + 0x8000;
+  g->new_values[GOT_OLD_START (g)] = rw->e.old_start;
+  g->new_values[GOT_MAP (g)] = rw->map_addr;
   for (uint32_t k = 0; k < g->n_targets; k++)
-    g->new_values[g->n_chunks + k] = emit_map (&rw->e, g->target_of[k]);
+    g->new_values[g->n_fixed + k] = emit_map (&rw->e, g->target_of[k]);
   for (uint32_t k = 0; k < g->n_new; k++)
     put32 (got + 4 * (g->n_old_local + k), g->new_values[k], be);
 }
@@ -551,6 +554,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
       || got_off == (size_t) -1)
     goto nomem;
   e->got.addr = sb->vaddr + (uint32_t) got_off;
+  rw->map_addr = sb->vaddr + (uint32_t) map_off;
   e->got.gp = e->got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
@@ -663,10 +667,13 @@ rewrite_object (const char *in_path, const char *out_path,
     goto done;
   if (opts->verbose)
     fprintf (stderr, "profcopy: %s: %zu blocks (%zu counted through gp, "
-	     "%zu pc-relative, %zu absolute, %zu with saved registers), "
+	     "%zu pc-relative, %zu absolute, %zu with saved registers, "
+	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
+	     "translated at run time (%zu without gp left as they are), "
 	     "%u new GOT entries, new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_count_gp, rw.e.n_count_pc,
-	     rw.e.n_count_abs, rw.e.n_spilled, rw.e.got.n_new,
+	     rw.e.n_count_abs, rw.e.n_spilled, rw.e.n_edge, rw.e.n_long_calls,
+	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.text_size);
 
   if (stat (in_path, &st) != 0)
