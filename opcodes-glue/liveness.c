@@ -16,8 +16,11 @@
      branch and before the target.  The slot of a branch-likely runs
      only when the branch is taken, so its writes kill nothing.
 
-   - A return (jr ra) has live_out v0, v1, sp, gp, fp, ra and s0-s7 (the
-     o32 results and callee-saved registers); HI and LO are dead.
+   - Everything is live after a return (jr ra).  The o32 ABI would let
+     the temporaries die there, but GCC's interprocedural register
+     allocation (-fipa-ra, on at -O2) lets a caller keep values in t0-t9
+     and the other temporaries across a call to a function of its own
+     object that it knows leaves them alone.
 
    - A call (direct or indirect) returns to the block's successor, whose
      live_in is LIVE.  Just before control reaches the callee (after the
@@ -49,9 +52,6 @@
 #define LIVE_CALLEE_SAVED						\
   (R (16) | R (17) | R (18) | R (19) | R (20) | R (21) | R (22) | R (23)	\
    | R (REG_FP))
-#define LIVE_AT_RETURN							\
-  (R (REG_V0) | R (REG_V0 + 1) | R (REG_SP) | R (REG_GP) | R (REG_RA)	\
-   | LIVE_CALLEE_SAVED)
 #define LIVE_CALL_READS							\
   (R (4) | R (5) | R (6) | R (7) | R (REG_T9) | R (REG_GP) | R (REG_SP))
 #define CALL_RESULTS	(R (REG_V0) | R (REG_V0 + 1))
@@ -130,7 +130,7 @@ block_transfer (const struct code *code, const struct cfg *cfg,
   else if (b->flags & BLOCK_F_RETURN)
     {
       t->out_kind = OUT_FIXED;
-      t->out = LIVE_AT_RETURN;
+      t->out = LIVE_ALL;
     }
   else if (ctl != NULL && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH)
 	   && !target_inside (cfg, b, ctl))

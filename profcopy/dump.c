@@ -41,7 +41,10 @@ dump_entry (FILE *out, const struct reloc_entry *e)
     case RELOC_JUMP_TABLE:
       fprintf (out, " target=0x%08" PRIx32 " table=0x%08" PRIx32
 	       " jr=0x%08" PRIx32 " kind=%s", e->target, e->aux, e->aux2,
-	       e->via == VIA_ABS ? "abs" : "gprel");
+	       e->via == VIA_ABS ? "abs" : e->via == VIA_LABEL ? "label"
+	       : "gprel");
+      if (e->via == VIA_LABEL)
+	fprintf (out, " base=0x%08" PRIx32, e->base);
       break;
     case RELOC_HI_LO:
       fprintf (out, " target=0x%08" PRIx32 " addiu=0x%08" PRIx32,

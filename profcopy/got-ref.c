@@ -47,8 +47,10 @@
 
 enum table_kind
 {
-  TABLE_GPREL,
-  TABLE_ABS
+  TABLE_ABS,			/* The entries are addresses.  */
+  TABLE_GPREL,			/* Offsets from gp (.gpword).  */
+  TABLE_LABEL			/* Offsets from a code label (GCC's computed
+				   goto in PIC code: &&l - &&base).  */
 };
 
 struct jump_table
@@ -56,6 +58,9 @@ struct jump_table
   uint32_t base;		/* Address of the first entry.  */
   uint32_t jr;			/* The jump that uses it.  */
   enum table_kind kind;
+  uint32_t add;			/* TABLE_LABEL: the addu of the label.  */
+  unsigned label_reg;		/* TABLE_LABEL: the register with the label.  */
+  uint32_t label;		/* TABLE_LABEL: the label, once found.  */
 };
 
 /* A constant stored to the stack, to be followed from its reloads.  */
@@ -118,7 +123,8 @@ readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
 }
 
 static bool
-add_table (struct finder *f, uint32_t base, uint32_t jr, enum table_kind kind)
+add_table (struct finder *f, uint32_t base, uint32_t jr, enum table_kind kind,
+	   uint32_t add, unsigned label_reg)
 {
   for (size_t i = 0; i < f->n_tables; i++)
     if (f->tables[i].base == base && f->tables[i].jr == jr)
@@ -135,16 +141,21 @@ add_table (struct finder *f, uint32_t base, uint32_t jr, enum table_kind kind)
   f->tables[f->n_tables].base = base;
   f->tables[f->n_tables].jr = jr;
   f->tables[f->n_tables].kind = kind;
+  f->tables[f->n_tables].add = add;
+  f->tables[f->n_tables].label_reg = label_reg;
+  f->tables[f->n_tables].label = 0;
   f->n_tables++;
   return true;
 }
 
-/* REG, set by DEF, holds a table element loaded from the table at BASE;
-   GPREL says gp has been added to it.  A jr of it makes BASE a table.  */
+/* REG, set by DEF, holds a table element loaded from the table at BASE,
+   as an address (KIND TABLE_ABS) or with gp or a label added (the addu
+   at ADD, the label in LABEL_REG).  A jr of it makes BASE a table.  */
 
 static bool
 follow_entry (struct finder *f, const struct insn *def, unsigned reg,
-	      uint32_t base, bool gprel)
+	      uint32_t base, enum table_kind kind, uint32_t add,
+	      unsigned label_reg)
 {
   bool ok = true;
   size_t n;
@@ -154,11 +165,16 @@ follow_entry (struct finder *f, const struct insn *def, unsigned reg,
     {
       const struct insn *u = use[i];
       if (u->kind == INSN_IJUMP && u->rs == reg)
-	ok = add_table (f, base, u->addr, gprel ? TABLE_GPREL : TABLE_ABS);
-      else if (!gprel && is_addu (u) && u->rd != REG_ZERO
-	       && ((u->rs == reg && u->rt == REG_GP)
-		   || (u->rt == reg && u->rs == REG_GP)))
-	ok = follow_entry (f, u, u->rd, base, true);
+	ok = add_table (f, base, u->addr, kind, add, label_reg);
+      else if (kind == TABLE_ABS && is_addu (u) && u->rd != REG_ZERO
+	       && (u->rs == reg || u->rt == reg) && u->rs != u->rt)
+	{
+	  unsigned other = u->rs == reg ? u->rt : u->rs;
+	  if (other == REG_GP)
+	    ok = follow_entry (f, u, u->rd, base, TABLE_GPREL, 0, 0);
+	  else if (other != REG_ZERO)
+	    ok = follow_entry (f, u, u->rd, base, TABLE_LABEL, u->addr, other);
+	}
     }
   free (use);
   return ok;
@@ -179,7 +195,7 @@ follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
     {
       const struct insn *u = use[i];
       if (u->op == OP_LW && u->rs == reg && u->rt != REG_ZERO)
-	ok = follow_entry (f, u, u->rt, c + (uint32_t) u->imm, false);
+	ok = follow_entry (f, u, u->rt, c + (uint32_t) u->imm, TABLE_ABS, 0, 0);
     }
   free (use);
   return ok;
@@ -411,7 +427,102 @@ static uint32_t
 table_target (const struct mips_object *obj, const struct jump_table *t,
 	      uint32_t word)
 {
-  return t->kind == TABLE_GPREL ? obj->gp + word : word;
+  return t->kind == TABLE_GPREL ? obj->gp + word
+	 : t->kind == TABLE_LABEL ? t->label + word : word;
+}
+
+/* True if the value that DEF puts in REG reaches the instruction at ADD,
+   directly or through stack spills (DEPTH levels at most).  */
+
+static bool
+value_reaches (struct finder *f, const struct insn *def, unsigned reg,
+	       uint32_t add, int depth)
+{
+  bool ok = true, found = false;
+  size_t n;
+  const struct insn **use = readers (f, def, reg, &n, &ok);
+
+  for (size_t i = 0; !found && i < n; i++)
+    {
+      const struct insn *u = use[i];
+      if (u->addr == add)
+	found = true;
+      else if (depth > 0 && u->op == OP_SW && u->rs == REG_SP && u->rt == reg
+	       && regflow_follow_slot (&f->rf, u) && f->rf.n_uses > 0)
+	{
+	  size_t m = f->rf.n_uses;
+	  const struct insn **reloads = malloc (m * sizeof *reloads);
+	  if (reloads == NULL)
+	    break;
+	  memcpy (reloads, f->rf.uses, m * sizeof *reloads);
+	  for (size_t k = 0; !found && k < m; k++)
+	    if (reloads[k]->rt != REG_ZERO)
+	      found = value_reaches (f, reloads[k], reloads[k]->rt, add,
+				     depth - 1);
+	  free (reloads);
+	}
+    }
+  free (use);
+  return found;
+}
+
+/* The label of T when the GOT references of the function [LO, HI) that
+   write T's label register all compute the same code address: compiled
+   code keeps the base label of its computed gotos in one register, set
+   once, and reaches its uses through the computed gotos themselves,
+   whose targets a walk does not know.  0 if there is no such reference
+   or they disagree.  */
+
+static uint32_t
+only_writer_label (struct finder *f, const struct jump_table *t, uint32_t lo,
+		   uint32_t hi)
+{
+  uint32_t label = 0;
+
+  for (size_t k = 0; k < f->table->n_entries; k++)
+    {
+      const struct reloc_entry *e = &f->table->entries[k];
+      const struct insn *p;
+      if (e->type != RELOC_GOT_REF || e->aux < lo || e->aux >= hi)
+	continue;
+      p = code_insn_at (f->code, e->aux);
+      if (p == NULL || p->rt != t->label_reg)
+	continue;
+      if (label != 0 && label != e->target)
+	return 0;
+      label = e->target;
+    }
+  return label;
+}
+
+/* The code label that register T->label_reg holds at T's addu: the
+   target of a GOT reference of the same function whose value reaches
+   the addu in that register.  0 if there is none, or several different
+   ones.  */
+
+static uint32_t
+find_label (struct finder *f, const struct jump_table *t)
+{
+  uint32_t lo, hi, label = 0;
+
+  function_bounds (f, t->add, &lo, &hi);
+  for (size_t k = 0; k < f->table->n_entries; k++)
+    {
+      const struct reloc_entry *e = &f->table->entries[k];
+      const struct insn *addiu;
+      if (e->type != RELOC_GOT_REF || e->aux < lo || e->aux >= hi
+	  || e->target == label)
+	continue;
+      addiu = code_insn_at (f->code, e->aux);
+      if (addiu == NULL || !value_reaches (f, addiu, addiu->rt, t->add, 2))
+	continue;
+      if (label != 0)
+	return 0;
+      label = e->target;
+    }
+  if (label == 0)
+    label = only_writer_label (f, t, lo, hi);
+  return label;
 }
 
 /* Enter every element of each table found.  The number of elements is
@@ -427,8 +538,15 @@ emit_tables (struct finder *f)
 
   for (size_t i = 0; ok && i < f->n_tables; i++)
     {
-      const struct jump_table *t = &f->tables[i];
+      struct jump_table *t = &f->tables[i];
       uint32_t lo = 0, hi = UINT32_MAX, limit = UINT32_MAX;
+
+      if (t->kind == TABLE_LABEL)
+	{
+	  t->label = find_label (f, t);
+	  if (t->label == 0)
+	    continue;
+	}
       uint32_t count = 0, bound, all_code = 0;
 
       function_bounds (f, t->jr, &lo, &hi);
@@ -465,7 +583,9 @@ emit_tables (struct finder *f)
 	  uint32_t word;
 	  object_read_word (obj, t->base + 4 * k, &word);
 	  e.type = RELOC_JUMP_TABLE;
-	  e.via = t->kind == TABLE_GPREL ? VIA_GPREL : VIA_ABS;
+	  e.via = t->kind == TABLE_GPREL ? VIA_GPREL
+		  : t->kind == TABLE_LABEL ? VIA_LABEL : VIA_ABS;
+	  e.base = t->label;
 	  e.addr = t->base + 4 * k;
 	  e.target = table_target (obj, t, word);
 	  e.aux = t->base;

@@ -15,12 +15,6 @@
    function; this bound only stops pathological walks.  */
 #define REGFLOW_MAX_STEPS 20000
 
-/* Registers a callee must preserve (o32): s0-s7, sp and fp.  */
-#define CALLEE_SAVED \
-  (REG_BIT (16) | REG_BIT (17) | REG_BIT (18) | REG_BIT (19) | REG_BIT (20) \
-   | REG_BIT (21) | REG_BIT (22) | REG_BIT (23) | REG_BIT (REG_SP)	    \
-   | REG_BIT (REG_FP))
-
 bool
 regflow_init (struct regflow *rf, const struct code *code)
 {
@@ -166,12 +160,17 @@ writes_tracked (const struct tracked *t, const struct insn *insn)
     }
 }
 
-/* True if what T follows survives a call.  */
+/* True if what T follows may still be read after a call.  By the o32
+   ABI only the callee-saved registers survive one, but GCC's
+   interprocedural register allocation (-fipa-ra, on at -O2) keeps
+   values in temporaries across calls to functions it knows leave them
+   alone, and compiled code never reads a clobbered temporary after a
+   call; so every register but the results v0 and v1 is followed on.  */
 
 static bool
 survives_call (const struct tracked *t)
 {
-  return t->slot || (REG_BIT (t->reg) & CALLEE_SAVED) != 0;
+  return t->slot || (t->reg != REG_V0 && t->reg != REG_V1);
 }
 
 /* Queue the places control reaches after the control transfer BRANCH

@@ -47,6 +47,7 @@ enum reloc_via
   VIA_ARRAY,			/* Init/fini array word without relocation.  */
   VIA_GPREL,			/* Jump table of gp-relative words.  */
   VIA_ABS,			/* Jump table of absolute words.  */
+  VIA_LABEL,			/* Jump table of offsets from a code label.  */
   VIA_SYMTAB,
   VIA_DYNSYM
 };
@@ -59,6 +60,7 @@ struct reloc_entry
   uint32_t aux;			/* Second instruction (addiu) or table base.  */
   uint32_t aux2;		/* GOT slot contents, jr address, pc_end.  */
   uint32_t index;		/* Symbol index.  */
+  uint32_t base;		/* VIA_LABEL: the label the offsets start at.  */
   const char *name;		/* Symbol name.  */
   uint8_t type;			/* enum reloc_type.  */
   uint8_t via;			/* enum reloc_via.  */

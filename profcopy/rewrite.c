@@ -245,6 +245,8 @@ apply_relocs (struct rewriter *rw)
 	  patch_word (rw, r->addr,
 		      r->via == VIA_GPREL
 		      ? emit_map (e, r->target) - e->got.gp
+		      : r->via == VIA_LABEL
+		      ? emit_map (e, r->target) - emit_map (e, r->base)
 		      : emit_map (e, r->target));
 	  break;
 	default:
