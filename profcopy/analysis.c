@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "ehframe-write.h"
 
 /* The code addresses that the relocation table and the symbols know,
    as function entries or plain block leaders for cfg_build.  Only
@@ -22,12 +23,19 @@ code_addresses (const struct analysis *a, size_t *n)
 {
   const struct reloc_table *t = &a->relocs;
   const struct mips_object *obj = &a->obj;
-  struct code_addr *v = malloc ((t->n_entries + obj->n_symbols + 1)
-				* sizeof *v);
+  struct code_addr *v = malloc ((t->n_entries + obj->n_symbols
+				 + a->n_landing_pads + 1) * sizeof *v);
   size_t k = 0;
 
   if (v == NULL)
     return NULL;
+  /* The unwinder enters landing pads: each starts a block.  */
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      v[k].addr = a->landing_pads[i];
+      v[k].func_from = 0;
+      k++;
+    }
   for (size_t i = 0; i < t->n_entries; i++)
     {
       const struct reloc_entry *e = &t->entries[i];
@@ -151,6 +159,9 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
   a->have_relocs = true;
   if (depth >= ANALYSE_BLOCKS)
     {
+      if (!eh_landing_pads (&a->obj, &a->landing_pads, &a->n_landing_pads,
+			    errmsg))
+	goto cleanup;
       addrs = code_addresses (a, &n_addrs);
       if (addrs == NULL)
 	{
@@ -188,6 +199,7 @@ analysis_free (struct analysis *a)
     reloc_table_free (&a->relocs);
   if (a->have_code)
     code_free (&a->code);
+  free (a->landing_pads);
   if (a->have_obj)
     object_close (&a->obj);
   memset (a, 0, sizeof *a);

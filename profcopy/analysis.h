@@ -21,6 +21,8 @@ struct analysis
   struct code code;		/* Decoded instructions: opcodes-glue.  */
   struct reloc_table relocs;	/* Relocation information table.  */
   struct cfg cfg;		/* Functions, blocks, liveness.  */
+  uint32_t *landing_pads;	/* C++ landing pads (from the LSDAs), sorted.  */
+  size_t n_landing_pads;
   bool have_obj, have_code, have_relocs, have_cfg;
 };
 

@@ -192,6 +192,13 @@ mark_entries (const struct emitter *e, unsigned char *entry)
   for (size_t f = 0; f < cfg->n_funcs; f++)
     if (cfg->funcs[f].n_blocks > 0)
       entry[cfg->funcs[f].first_block] = 1;
+  /* The unwinder enters a landing pad with the thrower's gp.  */
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL && b->start == a->landing_pads[i])
+	entry[b - cfg->blocks] = 1;
+    }
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];
@@ -642,6 +649,12 @@ mark_entered (struct emitter *e)
   for (size_t k = 0; k < t->n_entries; k++)
     {
       long w = word_index (e, t->entries[k].target);
+      if (w >= 0)
+	e->entered[w] = 1;
+    }
+  for (size_t k = 0; k < e->a->n_landing_pads; k++)
+    {
+      long w = word_index (e, e->a->landing_pads[k]);
       if (w >= 0)
 	e->entered[w] = 1;
     }

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ehframe-write.h"
 #include "elf-write.h"
 #include "emit.h"
 #include "rewrite.h"
@@ -504,6 +505,113 @@ code_range (const struct code *code, uint32_t *start, uint32_t *end)
     *start = *end = 0;
 }
 
+/* The global word index of the code word at ADDR, or -1.  */
+
+static long
+eh_word (const struct emitter *e, uint32_t addr)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t i = 0; i < code->n_sections; i++)
+    if (addr >= code->sections[i].start && addr < code->sections[i].end)
+      return (long) (e->section_base[i]
+		     + (addr - code->sections[i].start) / 4);
+  return -1;
+}
+
+/* The new address where the copy of the code before ADDR ends: that of
+   the first word at or after ADDR that has a copy (its counting code
+   included), or the end of the new text.  */
+
+static uint32_t
+eh_end (void *ctx, uint32_t addr)
+{
+  const struct emitter *e = ctx;
+  const struct code *code = &e->a->code;
+  uint32_t best_addr = UINT32_MAX, best = e->text_addr + e->text_size;
+
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      uint32_t a = addr <= s->start ? s->start : (addr + 3) & ~3u;
+      for (; a < s->end && a < best_addr; a += 4)
+	{
+	  size_t w = e->section_base[i] + (a - s->start) / 4;
+	  if (e->insn_new[w] != 0)
+	    {
+	      best_addr = a;
+	      best = e->map[w];
+	      break;
+	    }
+	}
+    }
+  return best;
+}
+
+static uint32_t
+eh_entry (void *ctx, uint32_t addr)
+{
+  const struct emitter *e = ctx;
+  long w = eh_word (e, addr);
+
+  if (w < 0)
+    return addr;
+  return e->insn_new[w] != 0 ? e->map[w] : eh_end (ctx, addr);
+}
+
+static uint32_t
+eh_insn (void *ctx, uint32_t addr)
+{
+  const struct emitter *e = ctx;
+  long w = eh_word (e, addr);
+
+  if (w < 0)
+    return addr;
+  return e->insn_new[w] != 0 ? e->insn_new[w] : eh_end (ctx, addr);
+}
+
+/* Build the new .eh_frame, .eh_frame_hdr and LSDAs in the segment and
+   point PT_GNU_EH_FRAME at the new header.  */
+
+static bool
+build_eh (struct rewriter *rw, char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  struct seg_builder *sb = &rw->sb;
+  struct eh_map map = { eh_insn, eh_entry, eh_end, &rw->e };
+  size_t eh_size, hdr_size, lsda_size, eh_off, hdr_off, lsda_off;
+
+  if (!eh_rewrite_size (obj, &map, &eh_size, &hdr_size, &lsda_size, errmsg))
+    return false;
+  if (eh_size == 0)
+    return true;
+  eh_off = seg_reserve (sb, eh_size, 4);
+  hdr_off = seg_reserve (sb, hdr_size, 4);
+  lsda_off = seg_reserve (sb, lsda_size, 4);
+  if (eh_off == (size_t) -1 || hdr_off == (size_t) -1
+      || lsda_off == (size_t) -1)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  if (!eh_rewrite (obj, &map, sb->vaddr + (uint32_t) eh_off,
+		   sb->buf + eh_off, sb->vaddr + (uint32_t) hdr_off,
+		   sb->buf + hdr_off, sb->vaddr + (uint32_t) lsda_off,
+		   sb->buf + lsda_off, errmsg))
+    return false;
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_GNU_EH_FRAME)
+      {
+	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
+	put32 (ph + 4, rw->seg_offset + (uint32_t) hdr_off, obj->big_endian);
+	put32 (ph + 8, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
+	put32 (ph + 12, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
+	put32 (ph + 16, (uint32_t) hdr_size, obj->big_endian);
+	put32 (ph + 20, (uint32_t) hdr_size, obj->big_endian);
+      }
+  return true;
+}
+
 /* Build the segment and patch the copy.  */
 
 static bool
@@ -557,6 +665,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     goto nomem;
   e->got.addr = sb->vaddr + (uint32_t) got_off;
   rw->map_addr = sb->vaddr + (uint32_t) map_off;
+  if (!build_eh (rw, errmsg))
+    goto fail;
   e->got.gp = e->got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
