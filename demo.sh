@@ -1,27 +1,46 @@
 #!/bin/bash
-# demo.sh -- show what profcopy finds in a small MIPS program.
+# demo.sh -- profile a small MIPS program, libc included, under QEMU.
 #
 # Copyright (C) 2026 The profcopy authors.
 # This file is part of profcopy, distributed under the GNU General Public
 # License version 3 or later; see COPYING.
 #
-# Run after scripts/setup-debian.sh (or ./configure && make).
+# Run after scripts/setup-debian.sh (or ./configure && make).  Builds
+# demo/hello-mips from testsuite/fixtures/demo.c, rewrites it and every
+# shared object it needs into demo/prof/, runs the profiled copy, prints
+# the flat profile and the call graph, and draws demo/demo.svg.
 set -euo pipefail
 
 cd "$(dirname "$0")"
-make demo
 SYSROOT=/usr/mips-linux-gnu
+PROFILE=$PWD/demo/hello-mips.prof
+
+make demo
 
 echo "== the program, run under QEMU"
 qemu-mips -L "$SYSROOT" demo/hello-mips
 
-echo "== profcopy --list-needed"
-profcopy/profcopy --list-needed --sysroot="$SYSROOT" demo/hello-mips
+echo "== profcopy --whole-program: the program and its libraries"
+rm -rf demo/prof
+profcopy/profcopy --whole-program --sysroot="$SYSROOT" \
+  --runtime=runtime/mips/libprofcopy.so -o demo/prof demo/hello-mips
+ls demo/prof
 
-echo "== profcopy --dump-relocs (entries by type)"
-profcopy/profcopy --dump-relocs demo/hello-mips > demo/hello-mips.relocs
-cut -d' ' -f1 demo/hello-mips.relocs | sort | uniq -c
-echo "(full table in demo/hello-mips.relocs)"
+echo "== the profiled copy, run under QEMU (writes $PROFILE)"
+rm -f "$PROFILE"
+if ! qemu-mips -L "$SYSROOT" -E PROFCOPY_OUTPUT="$PROFILE" demo/prof/hello-mips
+then
+  echo "demo.sh: the profiled copy failed (a profcopy bug: please report it)" >&2
+  exit 1
+fi
 
-echo "== profcopy --dump-blocks (first function)"
-profcopy/profcopy --dump-blocks demo/hello-mips | awk '/^function/ { n++ } n == 1'
+echo "== flat profile (top 15)"
+report/profreport -o demo/flat.txt "$PROFILE"
+head -n 19 demo/flat.txt
+
+echo "== call graph (the hottest functions; all of it in demo/calls.txt)"
+report/profreport --calls --dot=demo/demo.dot -o demo/calls.txt "$PROFILE"
+head -n 60 demo/calls.txt
+
+dot -Tsvg demo/demo.dot -o demo/demo.svg
+echo "== wrote demo/demo.svg (the call graph drawn by Graphviz)"

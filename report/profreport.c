@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "profile-read.h"
 #include "report.h"
 
@@ -25,14 +26,22 @@ static const char *program_name = "profreport";
 enum option_code
 {
   OPTION_BLOCKS = 256,
-  OPTION_FORMAT
+  OPTION_CALLS,
+  OPTION_DOT,
+  OPTION_EDGE_THRES,
+  OPTION_FORMAT,
+  OPTION_NODE_THRES
 };
 
 /* Sorted by name.  */
 static const struct option long_options[] = {
   { "blocks", no_argument, NULL, OPTION_BLOCKS },
+  { "calls", no_argument, NULL, OPTION_CALLS },
+  { "dot", required_argument, NULL, OPTION_DOT },
+  { "edge-thres", required_argument, NULL, OPTION_EDGE_THRES },
   { "format", required_argument, NULL, OPTION_FORMAT },
   { "help", no_argument, NULL, 'h' },
+  { "node-thres", required_argument, NULL, OPTION_NODE_THRES },
   { "output", required_argument, NULL, 'o' },
   { "version", no_argument, NULL, 'V' },
   { NULL, 0, NULL, 0 }
@@ -49,7 +58,15 @@ usage (FILE *stream, int status)
  The options are:\n\
       --blocks                   Print every basic block with its count\n\
                                    instead of the flat profile\n\
+      --calls                    Print the call graph instead of the flat\n\
+                                   profile: callers and callees with counts\n\
+      --dot=FILE                 Also write the call graph to FILE as a\n\
+                                   Graphviz digraph\n\
+      --edge-thres=PCT           Leave out of the graph the edges\n\
+                                   below PCT%% of all calls (default 0.1)\n\
       --format=FORMAT            Print FORMAT: text (the default) or csv\n\
+      --node-thres=PCT           Leave out of the graph the functions below\n\
+                                   PCT%% of the instructions (default 0.5)\n\
   -o, --output=FILE              Write the report to FILE, not standard output\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n");
@@ -71,6 +88,29 @@ This program has absolutely no warranty.\n");
 
 /* Report a problem: `profreport: MESSAGE'.  */
 
+static void error_message (const char *format, ...);
+
+/* Parse the percentage ARG of option NAME, or exit.  */
+
+static double
+parse_percent (const char *name, const char *arg)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod (arg, &end);
+  if (end == arg || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
+    {
+      error_message ("--%s: `%s' is not a percentage from 0 to 100",
+		     name, arg);
+      exit (EXIT_FAILURE);
+    }
+  return v;
+}
+
+/* Report a problem: `profreport: MESSAGE'.  */
+
 static void
 error_message (const char *format, ...)
 {
@@ -86,7 +126,7 @@ error_message (const char *format, ...)
 int
 main (int argc, char **argv)
 {
-  struct report_options opts = { false, REPORT_TEXT };
+  struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1 };
   const char *output = NULL;
   struct profile_set set = { NULL, 0 };
   struct report report;
@@ -104,6 +144,18 @@ main (int argc, char **argv)
       {
       case OPTION_BLOCKS:
 	opts.blocks = true;
+	break;
+      case OPTION_CALLS:
+	opts.calls = true;
+	break;
+      case OPTION_DOT:
+	opts.dot = optarg;
+	break;
+      case OPTION_EDGE_THRES:
+	opts.edge_thres = parse_percent ("edge-thres", optarg);
+	break;
+      case OPTION_NODE_THRES:
+	opts.node_thres = parse_percent ("node-thres", optarg);
 	break;
       case OPTION_FORMAT:
 	if (strcmp (optarg, "text") == 0)
@@ -156,6 +208,20 @@ main (int argc, char **argv)
 	{
 	  error_message ("%s: %s: %s", obj->profile, obj->path,
 			 err != NULL ? err : "cannot read");
+	  free (err);
+	  status = EXIT_FAILURE;
+	}
+    }
+
+  calls_resolve (&report);
+
+  if (opts.dot != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
+    {
+      char *err = NULL;
+      if (!calls_write_dot (opts.dot, &report, opts.node_thres,
+			    opts.edge_thres, &err))
+	{
+	  error_message ("%s: %s", opts.dot, err != NULL ? err : "cannot write");
 	  free (err);
 	  status = EXIT_FAILURE;
 	}

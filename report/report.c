@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "crc32.h"
 #include "object.h"
 #include "report.h"
@@ -65,17 +66,18 @@ mul_sat (uint64_t a, uint64_t b)
 }
 
 /* Rank symbol S among the names of one address: .symtab before
-   .dynsym, global before weak before local, fewer leading underscores,
-   so that `malloc' wins over `__libc_malloc'.  */
+   .dynsym, fewer leading underscores, then global before weak before
+   local, so that `malloc' wins over `__libc_malloc' and the weak `puts'
+   over the global `_IO_puts': the names that programs call.  */
 
 static int
 symbol_rank (const struct object_symbol *s)
 {
-  int rank = s->dynamic ? 1000 : 0;
+  int rank = s->dynamic ? 10000 : 0;
   size_t underscores = strspn (s->name, "_");
 
-  rank += s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 100 : 200;
-  rank += underscores < 9 ? (int) underscores : 9;
+  rank += (underscores < 9 ? (int) underscores : 9) * 10;
+  rank += s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2;
   return rank;
 }
 
@@ -290,6 +292,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
     goto oom;
   r->objects = ro;
   ro = &r->objects[r->n_objects];
+  memset (ro, 0, sizeof *ro);
   ro->prof = prof;
   ro->order = malloc ((prof->n_blocks + 1) * sizeof *ro->order);
   ro->block_func = malloc ((prof->n_blocks + 1) * sizeof *ro->block_func);
@@ -309,6 +312,13 @@ report_add_object (struct report *r, const struct prof_object *prof,
   if (syms == NULL
       || !attribute_blocks (r, ro, r->n_objects - 1, syms, n_syms))
     goto oom;
+  if (!calls_find (r, r->n_objects - 1, &obj, &err))
+    {
+      report_error (errmsg, "cannot find its calls: %s",
+		    err != NULL ? err : "out of memory");
+      free (err);
+      goto cleanup;
+    }
   ok = true;
   goto cleanup;
 
@@ -461,6 +471,8 @@ report_print (FILE *out, const struct report *r,
 {
   if (opts->blocks)
     print_blocks (out, r, opts->format);
+  else if (opts->calls)
+    calls_print (out, r, opts->format);
   else
     print_flat (out, r, opts->format);
 }
@@ -472,7 +484,13 @@ report_free (struct report *r)
     {
       free (r->objects[i].order);
       free (r->objects[i].block_func);
+      for (size_t j = 0; j < r->objects[i].n_dynsyms; j++)
+	free (r->objects[i].dynsyms[j].name);
+      free (r->objects[i].dynsyms);
     }
+  for (size_t i = 0; i < r->n_calls; i++)
+    free (r->calls[i].symbol);
+  free (r->calls);
   for (size_t i = 0; i < r->n_functions; i++)
     free (r->functions[i].name);
   free (r->objects);

@@ -23,7 +23,11 @@ enum report_format
 struct report_options
 {
   bool blocks;			/* Per-block rather than flat.  */
+  bool calls;			/* The call graph rather than flat.  */
   enum report_format format;
+  const char *dot;		/* Write a Graphviz graph here, or NULL.  */
+  double node_thres;		/* --node-thres, percent.  */
+  double edge_thres;		/* --edge-thres, percent.  */
 };
 
 /* One function of an original object: a symbol, or a run of blocks no
@@ -37,12 +41,41 @@ struct report_function
   uint64_t insns;		/* Sum of count x words over its blocks.  */
 };
 
+/* A defined dynamic symbol of an object, for resolving the calls that
+   other objects make through their GOT.  */
+struct report_dynsym
+{
+  char *name;
+  size_t func;			/* Index in report.functions.  */
+};
+
 /* One object whose original was found and matches.  */
 struct report_object
 {
   const struct prof_object *prof;
   uint32_t *order;		/* Block indices sorted by address.  */
   size_t *block_func;		/* Block index -> index in functions.  */
+  struct report_dynsym *dynsyms; /* Sorted by name.  */
+  size_t n_dynsyms;
+};
+
+/* No function: the callee of an indirect call, or of a call to a
+   symbol that no profiled object defines.  */
+#define REPORT_NO_FUNC ((size_t) -1)
+
+/* One call site: a block that ends in a call (and its delay slot).  It
+   ran as often as its block.  */
+struct report_call
+{
+  size_t object;		/* Index in report.objects.  */
+  uint32_t block;		/* Block index in the object's profile.  */
+  uint32_t addr;		/* Address of the call instruction.  */
+  size_t caller;		/* Index in report.functions.  */
+  size_t callee;		/* Index in report.functions, or
+				   REPORT_NO_FUNC.  */
+  char *symbol;			/* The dynamic symbol called through the
+				   GOT, or NULL.  */
+  bool resolved;		/* SYMBOL was looked up in all objects.  */
 };
 
 struct report
@@ -52,6 +85,8 @@ struct report
   struct report_function *functions;
   size_t n_functions;
   uint64_t total;		/* Instructions executed, all objects.  */
+  struct report_call *calls;
+  size_t n_calls;
 };
 
 /* Open the original of OBJ, check that it is the file that was

@@ -1,0 +1,406 @@
+/* calls-print.c -- print the call graph: text, CSV and Graphviz DOT.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The call sites of the report are merged into edges: one per caller
+   and callee function (or callee symbol, when no profiled object
+   defines it); an indirect call site is an edge of its own.  Edges
+   that never ran are left out.  */
+
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+
+/* One edge of the call graph.  */
+struct edge
+{
+  size_t caller;
+  size_t callee;		/* REPORT_NO_FUNC if SYMBOL or indirect.  */
+  const char *symbol;		/* An undefined callee, or NULL.  */
+  size_t object;		/* For an indirect site: its object...  */
+  uint32_t site;		/* ... and address.  */
+  uint64_t count;
+};
+
+#define INDIRECT "<indirect>"
+
+static bool
+is_indirect (const struct edge *e)
+{
+  return e->callee == REPORT_NO_FUNC && e->symbol == NULL;
+}
+
+static int
+compare_edge (const void *a, const void *b)
+{
+  const struct edge *x = a, *y = b;
+  int c;
+
+  if (x->caller != y->caller)
+    return x->caller < y->caller ? -1 : 1;
+  if (x->callee != y->callee)
+    return x->callee < y->callee ? -1 : 1;
+  if ((x->symbol == NULL) != (y->symbol == NULL))
+    return x->symbol == NULL ? -1 : 1;
+  if (x->symbol != NULL && (c = strcmp (x->symbol, y->symbol)) != 0)
+    return c;
+  if (is_indirect (x))
+    {
+      if (x->object != y->object)
+	return x->object < y->object ? -1 : 1;
+      if (x->site != y->site)
+	return x->site < y->site ? -1 : 1;
+    }
+  return 0;
+}
+
+static uint64_t
+add_sat (uint64_t a, uint64_t b)
+{
+  uint64_t sum;
+
+  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
+}
+
+/* Return the malloc'd edges of R that ran, sorted by caller, and set *N
+   to their number and *TOTAL to the sum of their counts; the indirect
+   call sites of a function are one edge unless PER_SITE.  NULL when out
+   of memory.  */
+
+static struct edge *
+collect_edges (const struct report *r, bool per_site, size_t *n,
+	       uint64_t *total)
+{
+  struct edge *edges = malloc ((r->n_calls + 1) * sizeof *edges);
+  size_t count = 0, out = 0;
+
+  *n = 0;
+  *total = 0;
+  if (edges == NULL)
+    return NULL;
+  for (size_t i = 0; i < r->n_calls; i++)
+    {
+      const struct report_call *c = &r->calls[i];
+      uint64_t times = r->objects[c->object].prof->counts[c->block];
+      if (times == 0)
+	continue;
+      edges[count].caller = c->caller;
+      edges[count].callee = c->callee;
+      edges[count].symbol = c->callee == REPORT_NO_FUNC ? c->symbol : NULL;
+      edges[count].object = per_site ? c->object : 0;
+      edges[count].site = per_site ? c->addr : 0;
+      edges[count].count = times;
+      *total = add_sat (*total, times);
+      count++;
+    }
+  qsort (edges, count, sizeof *edges, compare_edge);
+  for (size_t i = 0; i < count; i++)
+    if (out > 0 && compare_edge (&edges[out - 1], &edges[i]) == 0)
+      edges[out - 1].count = add_sat (edges[out - 1].count, edges[i].count);
+    else
+      edges[out++] = edges[i];
+  *n = out;
+  return edges;
+}
+
+/* The name of E's callee.  */
+
+static const char *
+callee_name (const struct report *r, const struct edge *e)
+{
+  if (e->callee != REPORT_NO_FUNC)
+    return r->functions[e->callee].name;
+  return e->symbol != NULL ? e->symbol : INDIRECT;
+}
+
+/* The base name of the object of function F of R.  */
+
+static const char *
+object_name (const struct report *r, size_t f)
+{
+  const char *path = r->objects[r->functions[f].object].prof->path;
+  const char *slash = strrchr (path, '/');
+
+  return slash != NULL ? slash + 1 : path;
+}
+
+/* Print S to OUT as one CSV field, quoted when it must be.  */
+
+static void
+csv_field (FILE *out, const char *s)
+{
+  if (strpbrk (s, ",\"\r\n") == NULL)
+    {
+      fputs (s, out);
+      return;
+    }
+  putc ('"', out);
+  for (; *s != '\0'; s++)
+    {
+      if (*s == '"')
+	putc ('"', out);
+      putc (*s, out);
+    }
+  putc ('"', out);
+}
+
+/* Print the callee of E to OUT for the text report.  */
+
+static void
+print_callee (FILE *out, const struct report *r, const struct edge *e)
+{
+  if (e->callee != REPORT_NO_FUNC)
+    fprintf (out, "%s (%s)\n", r->functions[e->callee].name,
+	     object_name (r, e->callee));
+  else if (e->symbol != NULL)
+    fprintf (out, "%s (not profiled)\n", e->symbol);
+  else
+    fprintf (out, INDIRECT " at 0x%08" PRIx32 "\n", e->site);
+}
+
+/* The functions of the report being sorted, for compare_heat.  */
+static const struct report_function *sort_functions;
+
+static int
+compare_heat (const void *a, const void *b)
+{
+  size_t i = *(const size_t *) a, j = *(const size_t *) b;
+  const struct report_function *x = &sort_functions[i];
+  const struct report_function *y = &sort_functions[j];
+
+  if (x->insns != y->insns)
+    return x->insns > y->insns ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+/* Print the text call graph of R from its EDGES (N, total TOTAL): per
+   function that calls or is called, hottest first, its callers and its
+   callees with counts.  */
+
+static void
+print_text (FILE *out, const struct report *r, const struct edge *edges,
+	    size_t n, uint64_t total)
+{
+  size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
+  bool *seen = calloc (r->n_functions + 1, sizeof *seen);
+  size_t n_order = 0;
+
+  if (order == NULL || seen == NULL)
+    {
+      fputs ("profreport: out of memory\n", stderr);
+      goto cleanup;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      seen[edges[i].caller] = true;
+      if (edges[i].callee != REPORT_NO_FUNC)
+	seen[edges[i].callee] = true;
+    }
+  for (size_t f = 0; f < r->n_functions; f++)
+    if (seen[f])
+      order[n_order++] = f;
+  sort_functions = r->functions;
+  qsort (order, n_order, sizeof *order, compare_heat);
+
+  fprintf (out, "Call graph: %" PRIu64 " calls, %zu edges, %zu functions.\n",
+	   total, n, n_order);
+  for (size_t k = 0; k < n_order; k++)
+    {
+      size_t f = order[k];
+      const struct report_function *fn = &r->functions[f];
+      bool header = false;
+
+      fprintf (out, "\n%s (%s)  %.2f%% of the instructions, %" PRIu64
+	       " %s\n", fn->name, object_name (r, f),
+	       r->total != 0 ? 100.0 * (double) fn->insns / (double) r->total
+	       : 0.0, fn->calls, fn->calls == 1 ? "entry" : "entries");
+      for (size_t i = 0; i < n; i++)
+	if (edges[i].callee == f)
+	  {
+	    if (!header)
+	      fputs ("  called by:\n", out);
+	    header = true;
+	    fprintf (out, "    %16" PRIu64 "  %s (%s)\n", edges[i].count,
+		     r->functions[edges[i].caller].name,
+		     object_name (r, edges[i].caller));
+	  }
+      header = false;
+      for (size_t i = 0; i < n; i++)
+	if (edges[i].caller == f)
+	  {
+	    if (!header)
+	      fputs ("  calls:\n", out);
+	    header = true;
+	    fprintf (out, "    %16" PRIu64 "  ", edges[i].count);
+	    print_callee (out, r, &edges[i]);
+	  }
+    }
+
+ cleanup:
+  free (order);
+  free (seen);
+}
+
+void
+calls_print (FILE *out, const struct report *r, enum report_format format)
+{
+  size_t n;
+  uint64_t total;
+  struct edge *edges = collect_edges (r, format == REPORT_TEXT, &n, &total);
+
+  if (edges == NULL)
+    {
+      fputs ("profreport: out of memory\n", stderr);
+      return;
+    }
+  if (format == REPORT_CSV)
+    {
+      fputs ("caller,callee,count\n", out);
+      for (size_t i = 0; i < n; i++)
+	{
+	  csv_field (out, r->functions[edges[i].caller].name);
+	  putc (',', out);
+	  csv_field (out, callee_name (r, &edges[i]));
+	  fprintf (out, ",%" PRIu64 "\n", edges[i].count);
+	}
+    }
+  else
+    print_text (out, r, edges, n, total);
+  free (edges);
+}
+
+/* Print S to OUT inside a DOT string, escaped.  */
+
+static void
+dot_string (FILE *out, const char *s)
+{
+  for (; *s != '\0'; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+	fprintf (out, "\\%c", c);
+      else if (c < 0x20 || c >= 0x7f)
+	putc ('?', out);
+      else
+	putc (c, out);
+    }
+}
+
+/* Write the DOT graph of R's EDGES (N, total TOTAL) to OUT.  A function
+   is drawn when its share of the instructions is at least NODE_THRES
+   percent, or when it is an end of an edge whose share of the calls is
+   at least EDGE_THRES percent; every edge between two functions drawn
+   is drawn.  */
+
+static bool
+write_dot (FILE *out, const struct report *r, const struct edge *edges,
+	   size_t n, uint64_t total, double node_thres, double edge_thres)
+{
+  bool *keep = calloc (r->n_functions + 1, sizeof *keep);
+  double max_share = 0;
+  uint64_t max_count = 1;
+
+  if (keep == NULL)
+    return false;
+  for (size_t f = 0; f < r->n_functions; f++)
+    if (r->total != 0
+	&& 100.0 * (double) r->functions[f].insns / (double) r->total
+	   >= node_thres
+	&& r->functions[f].insns != 0)
+      keep[f] = true;
+  for (size_t i = 0; i < n; i++)
+    if (edges[i].callee != REPORT_NO_FUNC
+	&& 100.0 * (double) edges[i].count / (double) total >= edge_thres)
+      {
+	keep[edges[i].caller] = keep[edges[i].callee] = true;
+	if (edges[i].count > max_count)
+	  max_count = edges[i].count;
+      }
+  for (size_t f = 0; f < r->n_functions; f++)
+    if (keep[f] && (double) r->functions[f].insns > max_share)
+      max_share = (double) r->functions[f].insns;
+
+  fputs ("digraph profile {\n"
+	 "  graph [fontname=\"Helvetica\", nodesep=0.25, ranksep=0.5];\n"
+	 "  node [shape=box, style=\"rounded,filled\", "
+	 "fontname=\"Helvetica\", fontsize=10];\n"
+	 "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n", out);
+  for (size_t f = 0; f < r->n_functions; f++)
+    {
+      const struct report_function *fn = &r->functions[f];
+      double share, heat;
+      if (!keep[f])
+	continue;
+      share = r->total != 0 ? 100.0 * (double) fn->insns / (double) r->total
+	      : 0.0;
+      /* Blue for cold, red for the hottest function; the square root
+	 spreads the many small shares apart.  */
+      heat = max_share > 0 ? sqrt ((double) fn->insns / max_share) : 0.0;
+      fprintf (out, "  f%zu [label=\"", f);
+      dot_string (out, fn->name);
+      fputs ("\\n", out);
+      dot_string (out, object_name (r, f));
+      fprintf (out, "\\n%.2f%%\\n%" PRIu64 " %s\", "
+	       "fillcolor=\"%.3f %.3f %.3f\"];\n", share, fn->calls,
+	       fn->calls == 1 ? "entry" : "entries",
+	       0.66 * (1.0 - heat), 0.25 + 0.6 * heat, 0.97);
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct edge *e = &edges[i];
+      if (e->callee == REPORT_NO_FUNC || !keep[e->caller] || !keep[e->callee])
+	continue;
+      fprintf (out, "  f%zu -> f%zu [label=\"%" PRIu64 "\", "
+	       "penwidth=%.2f];\n", e->caller, e->callee, e->count,
+	       1.0 + 3.0 * (double) e->count / (double) max_count);
+    }
+  fputs ("}\n", out);
+  free (keep);
+  return true;
+}
+
+bool
+calls_write_dot (const char *file, const struct report *r,
+		 double node_thres, double edge_thres, char **errmsg)
+{
+  size_t n;
+  uint64_t total;
+  struct edge *edges = collect_edges (r, false, &n, &total);
+  FILE *out;
+  bool ok;
+
+  *errmsg = NULL;
+  if (edges == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  out = fopen (file, "w");
+  if (out == NULL)
+    {
+      if (asprintf (errmsg, "cannot create: %s", strerror (errno)) < 0)
+	*errmsg = NULL;
+      free (edges);
+      return false;
+    }
+  ok = write_dot (out, r, edges, n, total, node_thres, edge_thres);
+  if (!ok)
+    *errmsg = strdup ("out of memory");
+  if ((ferror (out) | fclose (out)) != 0 && ok)
+    {
+      if (asprintf (errmsg, "write error: %s", strerror (errno)) < 0)
+	*errmsg = NULL;
+      ok = false;
+    }
+  free (edges);
+  return ok;
+}

@@ -1,0 +1,285 @@
+/* calls.c -- find the call sites of the profiled objects and their
+   callees.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The original object is decoded with opcodes-glue.  A block of the
+   profile whose next-to-last word is a call (jal, bal, bgezal, jalr)
+   is a call site; its last word is the delay slot.  The callee of
+   `jalr t9' is known when the same block set t9 with `lw t9,OFF(gp)'
+   (and perhaps `addiu t9,t9,IMM' after it): a global GOT entry names a
+   dynamic symbol, which the dynamic linker looks up in the program,
+   then in its libraries; a local GOT entry holds an address in this
+   object.  Anything else is an indirect call.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "insn.h"
+#include "object.h"
+
+#define OP_ADDIU 0x09
+#define OP_LW 0x23
+
+/* Return the function of object RO that holds ADDR (the function of the
+   block containing it), or REPORT_NO_FUNC.  */
+
+static size_t
+func_at (const struct report_object *ro, uint32_t addr)
+{
+  const struct prof_object *prof = ro->prof;
+  size_t lo = 0, hi = prof->n_blocks;
+
+  /* Find the last block starting at or below ADDR.  */
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (prof->blocks[ro->order[mid]].start <= addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo == 0)
+    return REPORT_NO_FUNC;
+  const struct prof_block *blk = &prof->blocks[ro->order[lo - 1]];
+  if (addr - blk->start >= blk->size)
+    return REPORT_NO_FUNC;
+  return ro->block_func[ro->order[lo - 1]];
+}
+
+/* Return a malloc'd array mapping the .dynsym indices of OBJ (below
+   DT_MIPS_SYMTABNO or the table's size) to its symbols, or NULL.  Set
+   *N to its length.  */
+
+static const struct object_symbol **
+dynsyms_by_index (const struct mips_object *obj, size_t *n)
+{
+  const struct object_symbol **map;
+  size_t len = 0;
+
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= len)
+      len = obj->symbols[i].index + 1;
+  *n = len;
+  map = calloc (len + 1, sizeof *map);
+  if (map == NULL)
+    return NULL;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic)
+      map[obj->symbols[i].index] = &obj->symbols[i];
+  return map;
+}
+
+/* Fill SITE's callee for the `jalr t9' at CALL of block BLK of object
+   RO (number INDEX; original OBJ, decoded as CODE, dynamic symbols
+   DYNSYMS, N_DYNSYMS).  Return false when out of memory.  */
+
+static bool
+jalr_t9_callee (struct report_call *site, const struct report_object *ro,
+		const struct mips_object *obj, const struct code *code,
+		const struct prof_block *blk, uint32_t call,
+		const struct object_symbol **dynsyms, size_t n_dynsyms)
+{
+  uint32_t add = 0;
+
+  for (uint32_t a = call; a > blk->start; a -= 4)
+    {
+      const struct insn *in = code_insn_at (code, a - 4);
+      int64_t off;
+      uint32_t got_index, value;
+
+      if (in == NULL)
+	return true;
+      if (!(in->writes & REG_BIT (REG_T9)))
+	continue;
+      if (in->op == OP_ADDIU && in->rs == REG_T9 && in->rt == REG_T9)
+	{
+	  add += (uint32_t) in->imm;
+	  continue;
+	}
+      if (in->op != OP_LW || in->rs != REG_GP || in->rt != REG_T9)
+	return true;
+
+      off = (int64_t) obj->gp + in->imm - obj->got_addr;
+      if (off < 0 || off % 4 != 0 || obj->got_addr == 0)
+	return true;
+      got_index = (uint32_t) (off / 4);
+      if (got_index < obj->dyn.local_gotno)
+	{
+	  if (object_got_entry (obj, got_index, &value)
+	      && object_is_code (obj, value + add))
+	    site->callee = func_at (ro, value + add);
+	  return true;
+	}
+      /* A global entry: the address of a dynamic symbol, which an
+	 addiu would not change.  */
+      uint64_t sym = (uint64_t) obj->dyn.gotsym + got_index
+		     - obj->dyn.local_gotno;
+      if (add != 0 || got_index >= obj->got_size / 4 || sym >= n_dynsyms
+	  || dynsyms[sym] == NULL || dynsyms[sym]->name == NULL
+	  || dynsyms[sym]->name[0] == '\0')
+	return true;
+      site->symbol = strdup (dynsyms[sym]->name);
+      return site->symbol != NULL;
+    }
+  return true;
+}
+
+static int
+compare_dynsym (const void *a, const void *b)
+{
+  const struct report_dynsym *x = a, *y = b;
+
+  return strcmp (x->name, y->name);
+}
+
+/* Record the defined function symbols of .dynsym of OBJ in RO.  */
+
+static bool
+record_dynsyms (struct report_object *ro, const struct mips_object *obj)
+{
+  size_t n = 0;
+
+  ro->dynsyms = malloc ((obj->n_symbols + 1) * sizeof *ro->dynsyms);
+  if (ro->dynsyms == NULL)
+    return false;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      size_t f;
+      if (!s->dynamic || s->shndx == SHN_UNDEF
+	  || (s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
+	  || s->name == NULL || s->name[0] == '\0')
+	continue;
+      f = func_at (ro, s->value & ~(uint32_t) 1);
+      if (f == REPORT_NO_FUNC)
+	continue;
+      ro->dynsyms[n].name = strdup (s->name);
+      if (ro->dynsyms[n].name == NULL)
+	{
+	  ro->n_dynsyms = n;
+	  return false;
+	}
+      ro->dynsyms[n++].func = f;
+      ro->n_dynsyms = n;
+    }
+  qsort (ro->dynsyms, n, sizeof *ro->dynsyms, compare_dynsym);
+  return true;
+}
+
+/* Append a copy of SITE to R's calls.  */
+
+static bool
+add_call (struct report *r, const struct report_call *site)
+{
+  if (r->n_calls % 256 == 0)
+    {
+      struct report_call *c = realloc (r->calls,
+				       (r->n_calls + 256) * sizeof *c);
+      if (c == NULL)
+	return false;
+      r->calls = c;
+    }
+  r->calls[r->n_calls++] = *site;
+  return true;
+}
+
+bool
+calls_find (struct report *r, size_t index, const struct mips_object *obj,
+	    char **errmsg)
+{
+  struct report_object *ro = &r->objects[index];
+  const struct prof_object *prof = ro->prof;
+  const struct object_symbol **dynsyms = NULL;
+  size_t n_dynsyms = 0;
+  struct code code;
+  bool ok = false;
+
+  *errmsg = NULL;
+  if (!code_decode (obj, &code, errmsg))
+    return false;
+  dynsyms = dynsyms_by_index (obj, &n_dynsyms);
+  if (dynsyms == NULL || !record_dynsyms (ro, obj))
+    goto cleanup;
+
+  for (uint32_t b = 0; b < prof->n_blocks; b++)
+    {
+      const struct prof_block *blk = &prof->blocks[b];
+      const struct insn *in;
+      struct report_call site;
+
+      if (blk->size < 8 || blk->size % 4 != 0
+	  || blk->start + (uint64_t) blk->size > UINT32_MAX)
+	continue;
+      in = code_insn_at (&code, blk->start + blk->size - 8);
+      if (in == NULL || !(in->flags & INSN_F_DELAY)
+	  || (in->kind != INSN_CALL && in->kind != INSN_ICALL))
+	continue;
+      memset (&site, 0, sizeof site);
+      site.object = index;
+      site.block = b;
+      site.addr = in->addr;
+      site.caller = ro->block_func[b];
+      site.callee = REPORT_NO_FUNC;
+      if (in->kind == INSN_CALL)
+	{
+	  site.callee = func_at (ro, in->target);
+	  /* A `bal' into the middle of its own function reads the PC (the
+	     gp set-up of start-up code): it is no call.  */
+	  if (site.callee == site.caller
+	      && in->target != r->functions[site.caller].addr)
+	    continue;
+	}
+      else if (in->rs == REG_T9
+	       && !jalr_t9_callee (&site, ro, obj, &code, blk, in->addr,
+				   dynsyms, n_dynsyms))
+	goto cleanup;
+      if (!add_call (r, &site))
+	{
+	  free (site.symbol);
+	  goto cleanup;
+	}
+    }
+  ok = true;
+
+ cleanup:
+  if (!ok && *errmsg == NULL)
+    *errmsg = strdup ("out of memory");
+  free (dynsyms);
+  code_free (&code);
+  return ok;
+}
+
+void
+calls_resolve (struct report *r)
+{
+  for (size_t i = 0; i < r->n_calls; i++)
+    {
+      struct report_call *c = &r->calls[i];
+      if (c->symbol == NULL || c->resolved)
+	continue;
+      c->resolved = true;
+      for (size_t o = 0; o < r->n_objects; o++)
+	{
+	  const struct report_object *ro = &r->objects[o];
+	  struct report_dynsym key = { c->symbol, 0 };
+	  const struct report_dynsym *d;
+
+	  if (ro->n_dynsyms == 0)
+	    continue;
+	  d = bsearch (&key, ro->dynsyms, ro->n_dynsyms, sizeof key,
+		       compare_dynsym);
+	  if (d != NULL)
+	    {
+	      c->callee = d->func;
+	      break;
+	    }
+	}
+    }
+}
