@@ -99,8 +99,8 @@ split_hi_lo (uint32_t d, uint32_t *hi, int32_t *lo)
   *lo = l;
 }
 
-static long
-word_index (const struct emitter *e, uint32_t addr)
+long
+emit_word_index (const struct emitter *e, uint32_t addr)
 {
   const struct code *code = &e->a->code;
 
@@ -118,7 +118,7 @@ word_index (const struct emitter *e, uint32_t addr)
 uint32_t
 emit_map (const struct emitter *e, uint32_t old)
 {
-  long w = word_index (e, old);
+  long w = emit_word_index (e, old);
 
   return w < 0 ? old : e->map[w];
 }
@@ -171,7 +171,7 @@ gp_block (struct emitter *e, const struct block *b, bool in, bool record)
     {
       const struct insn *insn = code_insn_at (code, a);
       if (record)
-	e->gp_valid[word_index (e, a)] = valid;
+	e->gp_valid[emit_word_index (e, a)] = valid;
       if (insn == NULL)
 	continue;
       valid = gp_step (valid, insn);
@@ -357,9 +357,9 @@ point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
   const struct insn *last;
 
   if (at < b->end)
-    return e->in_llsc[word_index (e, at)];
+    return e->in_llsc[emit_word_index (e, at)];
   last = code_insn_at (&e->a->code, at - 4);
-  return e->in_llsc[word_index (e, at - 4)] && last != NULL
+  return e->in_llsc[emit_word_index (e, at - 4)] && last != NULL
 	 && last->op != OP_SC;
 }
 
@@ -400,7 +400,7 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
   const struct code *code = &e->a->code;
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (code, b, &slot);
-  bool gp = e->gp_valid[word_index (e, b->start)];
+  bool gp = e->gp_valid[emit_word_index (e, b->start)];
 
   for (uint32_t a = b->start; a < b->end; a += 4)
     {
@@ -410,8 +410,8 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
     }
   if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
       || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
-      || word_index (e, ctl->target) < 0
-      || e->in_llsc[word_index (e, ctl->target)])
+      || emit_word_index (e, ctl->target) < 0
+      || e->in_llsc[emit_word_index (e, ctl->target)])
     {
       if (asprintf (errmsg, "0x%08x: a block inside an ll/sc sequence "
 		    "cannot be counted", b->start) < 0)
@@ -453,12 +453,12 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       if (point_in_llsc (e, b, at))
 	continue;
       if (at < b->end)
-	gp = e->gp_valid[word_index (e, at)];
+	gp = e->gp_valid[emit_word_index (e, at)];
       else
 	{
 	  const struct insn *last = code_insn_at (code, at - 4);
 	  gp = last != NULL
-	       && gp_step (e->gp_valid[word_index (e, at - 4)], last);
+	       && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
 	}
       if (!e->fixed_address && gp)
 	{
@@ -588,7 +588,7 @@ plan_got (struct emitter *e, char **errmsg)
 	  *errmsg = strdup ("out of memory");
 	  return false;
 	}
-      w = word_index (e, r->aux);
+      w = emit_word_index (e, r->aux);
       if (w < 0)
 	continue;
       if (e->gotref_slot[w] != 0 && e->gotref_slot[w] != k + 1)
@@ -642,19 +642,19 @@ mark_entered (struct emitter *e)
 	if (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
 	    && insn->kind != INSN_CALL)
 	  continue;
-	w = word_index (e, insn->target);
+	w = emit_word_index (e, insn->target);
 	if (w >= 0)
 	  e->entered[w] = 1;
       }
   for (size_t k = 0; k < t->n_entries; k++)
     {
-      long w = word_index (e, t->entries[k].target);
+      long w = emit_word_index (e, t->entries[k].target);
       if (w >= 0)
 	e->entered[w] = 1;
     }
   for (size_t k = 0; k < e->a->n_landing_pads; k++)
     {
-      long w = word_index (e, e->a->landing_pads[k]);
+      long w = emit_word_index (e, e->a->landing_pads[k]);
       if (w >= 0)
 	e->entered[w] = 1;
     }
@@ -674,7 +674,7 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
   for (int n = 0; n < 64 && a >= 4; n++)
     {
       const struct insn *p;
-      long w = word_index (e, a);
+      long w = emit_word_index (e, a);
 
       if (w < 0 || e->entered[w])
 	return false;
@@ -687,7 +687,7 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
 	return false;
       if (!(p->writes & R (reg)))
 	continue;
-      if (e->gotref_slot[word_index (e, a)] != 0)
+      if (e->gotref_slot[emit_word_index (e, a)] != 0)
 	return true;
       if (p->op == OP_LW && p->rs == REG_GP)
 	{
@@ -716,7 +716,7 @@ plan_translations (struct emitter *e)
   for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
     if (a->relocs.entries[k].type == RELOC_JUMP_TABLE)
       {
-	long w = word_index (e, a->relocs.entries[k].aux2);
+	long w = emit_word_index (e, a->relocs.entries[k].aux2);
 	if (w >= 0)
 	  table_jr[w] = 1;
       }
@@ -943,10 +943,10 @@ layout_pass (struct emitter *e)
       const struct block *b = &a->cfg.blocks[i];
       struct count_plan *p = &e->plans[i];
 
-      e->map[word_index (e, b->start)] = pc;
+      e->map[emit_word_index (e, b->start)] = pc;
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
-	  long w = word_index (e, at);
+	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge)
 	    pc += 4 * snippet_words (&p->s);
 	  if (e->xlate[w].kind != 0xff)
@@ -963,7 +963,7 @@ layout_pass (struct emitter *e)
 	  if (p->has_fall)
 	    pc += 4 * (snippet_words (&p->s) + 2);
 	  p->stub = pc;
-	  e->retarget[word_index (e, ctl->addr)] = pc;
+	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
 	  pc += 4 * (snippet_words (&p->taken) + 2);
 	}
       else if (p->at == b->end)
@@ -1006,11 +1006,11 @@ t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
       long w;
       uint32_t value;
 
-      if (e->entered[word_index (e, a)])
+      if (e->entered[emit_word_index (e, a)])
 	return false;
       a -= 4;
       p = code_insn_at (&e->a->code, a);
-      w = word_index (e, a);
+      w = emit_word_index (e, a);
       if (p == NULL || p->kind == INSN_INVALID)
 	return false;
       if (p->kind != INSN_OTHER
@@ -1136,7 +1136,7 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 		|| (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
 		    && insn->kind != INSN_CALL)
 		|| insn->op == OP_J || insn->op == OP_JAL
-		|| word_index (e, insn->target) < 0
+		|| emit_word_index (e, insn->target) < 0
 		|| (insn->kind == INSN_CALL && insn->target == insn->addr + 8))
 	      continue;
 	    off = ((int64_t) (e->retarget[w] != 0 ? e->retarget[w]
@@ -1187,6 +1187,31 @@ put (struct cursor *c, uint32_t word)
   c->pc += 4;
 }
 
+/* Save the registers SN must spill below a lowered sp; lowering sp
+   keeps them safe from signal handlers.  */
+
+static void
+put_spill (struct cursor *c, const struct snippet *sn)
+{
+  if (sn->n_spill == 0)
+    return;
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  for (unsigned i = 0; i < sn->n_spill; i++)
+    put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
+}
+
+/* Restore what put_spill saved.  */
+
+static void
+put_unspill (struct cursor *c, const struct snippet *sn)
+{
+  if (sn->n_spill == 0)
+    return;
+  for (unsigned i = sn->n_spill; i-- > 0;)
+    put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+}
+
 /* The ll/sc increment of the counter at LO(R1), scratch R2 and R3.  */
 
 static void
@@ -1217,12 +1242,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
   uint32_t hi;
   int32_t lo;
 
-  if (p->n_spill > 0)
-    {
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
-      for (unsigned i = 0; i < p->n_spill; i++)
-	put (c, itype (OP_SW, REG_SP, p->spill[i], 4 * i));
-    }
+  put_spill (c, p);
   switch (p->kind)
     {
     case COUNT_GP:
@@ -1260,12 +1280,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
       }
       break;
     }
-  if (p->n_spill > 0)
-    {
-      for (unsigned i = p->n_spill; i-- > 0;)
-	put (c, itype (OP_LW, REG_SP, p->spill[i], 4 * i));
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
-    }
+  put_unspill (c, p);
 }
 
 /* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
@@ -1385,7 +1400,7 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
 static bool
 put_insn (struct cursor *c, const struct insn *insn, char **errmsg)
 {
-  long w = word_index (c->e, insn->addr);
+  long w = emit_word_index (c->e, insn->addr);
 
   if (w > 0 && long_takes_slot (c->e->long_kind[w - 1]))
     return true;
@@ -1400,7 +1415,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
   const struct emitter *e = c->e;
   const struct mips_object *obj = &e->a->obj;
   const struct new_got *g = &e->got;
-  long w = word_index (e, insn->addr);
+  long w = emit_word_index (e, insn->addr);
   uint32_t word = insn->word;
 
   if (w >= 0 && e->long_kind[w] != LONG_NONE)
@@ -1425,7 +1440,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	    goto range;
 	  word = (word & 0xfc000000) | ((t >> 2) & 0x03ffffff);
 	}
-      else if (word_index (e, insn->target) >= 0)
+      else if (emit_word_index (e, insn->target) >= 0)
 	{
 	  uint32_t t = e->retarget[w] != 0 ? e->retarget[w]
 		       : emit_map (e, insn->target);
@@ -1507,12 +1522,7 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   int32_t neg_lo;
 
   split_hi_lo (-e->old_start, &neg_hi, &neg_lo);
-  if (sn->n_spill > 0)
-    {
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
-      for (unsigned i = 0; i < sn->n_spill; i++)
-	put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
-    }
+  put_spill (c, sn);
   put (c, itype (OP_LW, REG_GP, r1, start_off));
   put (c, (x << 21) | (r1 << 16) | (r2 << 11) | 0x23);	/* subu r2,x,r1 */
   put (c, itype (OP_LUI, 0, r1, size >> 16));
@@ -1527,12 +1537,7 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put (c, itype (OP_LUI, 0, r1, neg_hi));
   put (c, itype (OP_ADDIU, r1, r1, (uint32_t) neg_lo));
   put (c, addu (x, x, r1));
-  if (sn->n_spill > 0)
-    {
-      for (unsigned i = sn->n_spill; i-- > 0;)
-	put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
-    }
+  put_unspill (c, sn);
 }
 
 /* Write the counts of block INDEX (B), planned in P to go on its
@@ -1585,8 +1590,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  const struct insn *insn = code_insn_at (&a->code, at);
 	  if (at == p->at && !p->edge)
 	    put_snippet (&c, i, &p->s);
-	  if (insn != NULL && e->xlate[word_index (e, at)].kind != 0xff)
-	    put_xlate (&c, insn, &e->xlate[word_index (e, at)]);
+	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
+	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
 	  if (insn == NULL)
 	    {
 	      *errmsg = strdup ("internal error: a block word has no record");

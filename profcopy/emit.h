@@ -146,6 +146,10 @@ bool emit_text (struct emitter *e, unsigned char *out, char **errmsg);
    any instruction), or OLD itself when OLD is not code.  */
 uint32_t emit_map (const struct emitter *e, uint32_t old);
 
+/* The index of the original code word at ADDR among all code words, or
+   -1 when ADDR is not a code word.  */
+long emit_word_index (const struct emitter *e, uint32_t addr);
+
 void emit_free (struct emitter *e);
 
 #endif /* PROFCOPY_EMIT_H */

@@ -505,20 +505,6 @@ code_range (const struct code *code, uint32_t *start, uint32_t *end)
     *start = *end = 0;
 }
 
-/* The global word index of the code word at ADDR, or -1.  */
-
-static long
-eh_word (const struct emitter *e, uint32_t addr)
-{
-  const struct code *code = &e->a->code;
-
-  for (size_t i = 0; i < code->n_sections; i++)
-    if (addr >= code->sections[i].start && addr < code->sections[i].end)
-      return (long) (e->section_base[i]
-		     + (addr - code->sections[i].start) / 4);
-  return -1;
-}
-
 /* The new address where the copy of the code before ADDR ends: that of
    the first word at or after ADDR that has a copy (its counting code
    included), or the end of the new text.  */
@@ -552,7 +538,7 @@ static uint32_t
 eh_entry (void *ctx, uint32_t addr)
 {
   const struct emitter *e = ctx;
-  long w = eh_word (e, addr);
+  long w = emit_word_index (e, addr);
 
   if (w < 0)
     return addr;
@@ -563,7 +549,7 @@ static uint32_t
 eh_insn (void *ctx, uint32_t addr)
 {
   const struct emitter *e = ctx;
-  long w = eh_word (e, addr);
+  long w = emit_word_index (e, addr);
 
   if (w < 0)
     return addr;
