@@ -6,14 +6,20 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   The runtime never allocates memory: the program's heap must look the
-   same with and without profiling.  The profile is built in a static
-   buffer and written with write(2); names are built on the stack.  At
+   The runtime never allocates memory from the heap: the program's heap
+   must look the same with and without profiling.  The profile is built
+   in a static buffer and written with write(2); names are built on the
+   stack.  Writing a profile starts with profcopy_snapshot, which copies
+   every counter of every profiled object into pages mapped with a raw
+   mmap2 system call before any libc function runs, so that the counts
+   written are those of the moment the write began: libc is profiled
+   too, and the writing code's own calls into libc would otherwise move
+   its counts while they are written.  At
    load time the constructor only installs the fatal-signal handlers and
-   an atexit hook.  The profile is written at normal exit (by the
-   destructor and by the atexit hook, whichever runs last; a write that
-   would repeat the previous one is skipped), before exec (exec.c) and
-   on a fatal signal.  The format is in profile-format.h.  */
+   an atexit hook.  The profile is written at normal exit (by the atexit
+   hook, which runs after the destructors; by the destructor only if the
+   hook ran before it; a write that would repeat the previous one is
+   skipped), before exec (exec.c) and on a fatal signal.  The format is in profile-format.h.  */
 
 #define _GNU_SOURCE 1
 
@@ -27,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "profile-format.h"
@@ -322,6 +330,295 @@ read_count (const volatile struct pc_counter *c)
   return (uint64_t) high << 32 | low;
 }
 
+/* The counters of one profiled object, copied by profcopy_snapshot.  */
+struct snap_object
+{
+  uintptr_t bias;			/* Load bias (dlpi_addr, l_addr).  */
+  const struct pc_segment_header *header;
+  uint32_t n_blocks;
+  const uint64_t *counts;		/* N_BLOCKS counts.  */
+};
+
+/* A snapshot: the mapping it lives in and the objects it holds.  */
+struct snapshot
+{
+  size_t map_size;			/* Bytes mapped, for munmap.  */
+  uint32_t n_objects;
+  size_t n_blocks;
+  uint64_t total;			/* Sum of all counts.  */
+  struct snap_object objects[];
+};
+
+/* The program headers of every object loaded at start-up, noted by the
+   constructor; profcopy_snapshot finds them here without calling libc.
+   Objects loaded later (dlopen) are found through their ELF header.  */
+#define MAX_KNOWN_OBJECTS 256
+static struct
+{
+  uintptr_t bias;
+  const ElfW (Phdr) *phdr;
+  size_t phnum;
+} known_objects[MAX_KNOWN_OBJECTS];
+static size_t n_known_objects;
+
+/* Map LEN bytes of private anonymous memory with the mmap2 system call
+   itself, not libc's mmap (o32: number in v0, arguments in a0..a3 and
+   the fifth and sixth on the stack, a3 nonzero on error).  Return NULL
+   on failure.  */
+
+static void *
+raw_mmap (size_t len)
+{
+#if defined __mips__ && _MIPS_SIM == _ABIO32
+  register long v0 __asm__ ("$2") = __NR_mmap2;
+  register long a0 __asm__ ("$4") = 0;
+  register long a1 __asm__ ("$5") = (long) len;
+  register long a2 __asm__ ("$6") = PROT_READ | PROT_WRITE;
+  register long a3 __asm__ ("$7") = MAP_PRIVATE | MAP_ANONYMOUS;
+
+  __asm__ volatile ("addiu $sp,$sp,-32\n\t"
+		    "li $8,-1\n\t"
+		    "sw $8,16($sp)\n\t"
+		    "sw $0,20($sp)\n\t"
+		    "syscall\n\t"
+		    "addiu $sp,$sp,32"
+		    : "+r" (v0), "+r" (a3)
+		    : "r" (a0), "r" (a1), "r" (a2)
+		    : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13",
+		      "$14", "$15", "$24", "$25", "hi", "lo", "memory");
+  if (a3 != 0)
+    return NULL;
+  return (void *) v0;
+#else
+  void *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+/* Unmap the LEN bytes at P with the munmap system call itself.  */
+
+static void
+raw_munmap (void *p, size_t len)
+{
+#if defined __mips__ && _MIPS_SIM == _ABIO32
+  register long v0 __asm__ ("$2") = __NR_munmap;
+  register long a0 __asm__ ("$4") = (long) p;
+  register long a1 __asm__ ("$5") = (long) len;
+  register long a3 __asm__ ("$7");
+
+  __asm__ volatile ("syscall"
+		    : "+r" (v0), "=r" (a3)
+		    : "r" (a0), "r" (a1)
+		    : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13",
+		      "$14", "$15", "$24", "$25", "hi", "lo", "memory");
+#else
+  munmap (p, len);
+#endif
+}
+
+/* If the LEN bytes at link-time address ADDR lie inside one PT_LOAD of
+   the PHNUM program headers PHDR, return true and set *END to the
+   link-time end of that segment.  No libc call.  */
+
+static bool
+snap_in_object (const ElfW (Phdr) *phdr, size_t phnum, uint32_t addr,
+		uint32_t len)
+{
+  for (size_t i = 0; i < phnum; i++)
+    {
+      uint64_t lo = phdr[i].p_vaddr, hi = lo + phdr[i].p_memsz;
+      if (phdr[i].p_type == PT_LOAD && addr >= lo
+	  && (uint64_t) addr + len <= hi)
+	return true;
+    }
+  return false;
+}
+
+/* Return the profcopy segment header of the object with load bias BIAS
+   and the PHNUM program headers PHDR, or NULL.  The checks are those of
+   find_segment that need no libc call.  */
+
+static const struct pc_segment_header *
+snap_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
+{
+  static const char magic[8] = PC_SEGMENT_MAGIC;
+
+  for (size_t i = 0; i < phnum; i++)
+    {
+      const struct pc_segment_header *h;
+      size_t k;
+
+      if (phdr[i].p_type != PT_LOAD || phdr[i].p_filesz < sizeof *h)
+	continue;
+      h = (const struct pc_segment_header *) (bias + phdr[i].p_vaddr);
+      for (k = 0; k < sizeof magic; k++)
+	if (h->magic[k] != magic[k])
+	  break;
+      if (k < sizeof magic
+	  || h->version != PC_SEGMENT_VERSION
+	  || h->header_size < sizeof *h
+	  || h->n_blocks > UINT32_MAX / sizeof (struct pc_block)
+	  || (h->counters & 3) != 0
+	  || !snap_in_object (phdr, phnum, h->counters,
+			      h->n_blocks * sizeof (struct pc_counter)))
+	continue;
+      return h;
+    }
+  return NULL;
+}
+
+/* Find the program headers of the object with load bias BIAS: noted at
+   start-up, or else read from its ELF header, which GNU ld maps at the
+   bias of a shared object.  Return false if there are none.  */
+
+static bool
+snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
+{
+  const ElfW (Ehdr) *eh;
+
+  for (size_t i = 0; i < n_known_objects; i++)
+    if (known_objects[i].bias == bias)
+      {
+	*phdr = known_objects[i].phdr;
+	*phnum = known_objects[i].phnum;
+	return true;
+      }
+  if (bias == 0)
+    return false;
+  eh = (const ElfW (Ehdr) *) bias;
+  if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1
+      || eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3
+      || eh->e_type != ET_DYN || eh->e_phentsize != sizeof (ElfW (Phdr))
+      || eh->e_phoff < sizeof *eh || eh->e_phoff > 4096 - sizeof (ElfW (Phdr))
+      || eh->e_phnum > (4096 - eh->e_phoff) / sizeof (ElfW (Phdr)))
+    return false;
+  *phdr = (const ElfW (Phdr) *) (bias + eh->e_phoff);
+  *phnum = eh->e_phnum;
+  return true;
+}
+
+/* Copy every counter of every profiled object of the process into new
+   private pages and return them, or NULL if nothing is profiled or the
+   pages cannot be had.  No libc function is called (the test suite's
+   QEMU oracle stops counting at this function's first instruction, so
+   libc's counts in the profile must be those of that moment); the
+   objects are those of ld.so's link map, r_debug.  Free the result
+   with snapshot_free.  */
+
+PCRT_EXPORT __attribute__ ((noinline)) struct snapshot *
+profcopy_snapshot (void)
+{
+  uint32_t n_objects = 0;
+  size_t n_blocks = 0, size;
+  struct snapshot *s;
+  uint64_t *counts;
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+
+      if (snap_phdrs (l->l_addr, &phdr, &phnum)
+	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL)
+	{
+	  n_objects++;
+	  n_blocks += h->n_blocks;
+	}
+    }
+  if (n_objects == 0)
+    return NULL;
+  size = sizeof *s + n_objects * sizeof s->objects[0]
+	 + n_blocks * sizeof (uint64_t);
+  size = (size + 4095) & ~(size_t) 4095;
+  s = raw_mmap (size);
+  if (s == NULL)
+    return NULL;
+  s->map_size = size;
+  s->n_objects = 0;
+  s->n_blocks = 0;
+  s->total = 0;
+  counts = (uint64_t *) &s->objects[n_objects];
+  for (const struct link_map *l = _r_debug.r_map;
+       l != NULL && s->n_objects < n_objects; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+      struct snap_object *o;
+      const volatile struct pc_counter *c;
+
+      if (!snap_phdrs (l->l_addr, &phdr, &phnum)
+	  || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
+	  || h->n_blocks > n_blocks - s->n_blocks)
+	continue;
+      o = &s->objects[s->n_objects++];
+      o->bias = l->l_addr;
+      o->header = h;
+      o->n_blocks = h->n_blocks;
+      o->counts = counts;
+      c = (const volatile struct pc_counter *) (l->l_addr + h->counters);
+      for (uint32_t b = 0; b < h->n_blocks; b++)
+	{
+	  uint64_t v = read_count (&c[b]);
+	  counts[b] = v;
+	  s->total += v;
+	}
+      counts += h->n_blocks;
+      s->n_blocks += h->n_blocks;
+    }
+  return s;
+}
+
+/* Free the snapshot S (may be NULL).  */
+
+static void
+snapshot_free (struct snapshot *s)
+{
+  if (s != NULL)
+    raw_munmap (s, s->map_size);
+}
+
+/* The snapshot the profile being written takes its counts from, or
+   NULL to read the live counters.  Guarded by BUSY.  */
+static struct snapshot *current_snapshot;
+
+/* Return the counts of the object with header H loaded with bias BIAS
+   in the current snapshot, or NULL.  */
+
+static const uint64_t *
+snapshot_counts (const struct pc_segment_header *h, uintptr_t bias)
+{
+  struct snapshot *s = current_snapshot;
+
+  if (s == NULL)
+    return NULL;
+  for (uint32_t i = 0; i < s->n_objects; i++)
+    if (s->objects[i].header == h && s->objects[i].bias == bias
+	&& s->objects[i].n_blocks == h->n_blocks)
+      return s->objects[i].counts;
+  return NULL;
+}
+
+/* dl_iterate_phdr callback of the constructor: note the program headers
+   of the object INFO describes.  SIZE and DATA are unused.  */
+
+static int
+note_object (struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void) size;
+  (void) data;
+  if (n_known_objects < MAX_KNOWN_OBJECTS)
+    {
+      known_objects[n_known_objects].bias = info->dlpi_addr;
+      known_objects[n_known_objects].phdr = info->dlpi_phdr;
+      known_objects[n_known_objects].phnum = info->dlpi_phnum;
+      n_known_objects++;
+    }
+  return 0;
+}
+
 /* The state of one pass over the loaded objects.  */
 struct pass
 {
@@ -360,8 +657,11 @@ put_record (const struct seg_view *view, uintptr_t bias)
       put32 (view->blocks[b].start);
       put32 (view->blocks[b].size);
     }
-  for (uint32_t b = 0; b < h->n_blocks; b++)
-    put64 (read_count (&view->counters[b]));
+  {
+    const uint64_t *snap = snapshot_counts (h, bias);
+    for (uint32_t b = 0; b < h->n_blocks; b++)
+      put64 (snap != NULL ? snap[b] : read_count (&view->counters[b]));
+  }
 }
 
 /* dl_iterate_phdr callback: visit the profcopy segments of the object
@@ -507,7 +807,7 @@ static char profile_path[PATH_MAX], temp_path[PATH_MAX];
 void
 pcrt_write_profile (unsigned reason, int signo)
 {
-  int saved_errno = errno;
+  int saved_errno;
   struct pass pass = { false, 0, 0, 0 };
   size_t len;
   pid_t pid;
@@ -515,11 +815,21 @@ pcrt_write_profile (unsigned reason, int signo)
 
   if (__atomic_exchange_n (&busy, 1, __ATOMIC_ACQUIRE) != 0)
     return;
+  /* First of all, before any libc call (errno included).  */
+  current_snapshot = profcopy_snapshot ();
+  saved_errno = errno;
   pid = getpid ();
   if (final_pid == pid)
     goto done;
 
-  dl_iterate_phdr (visit_object, &pass);
+  if (current_snapshot != NULL)
+    {
+      pass.n_objects = current_snapshot->n_objects;
+      pass.total = current_snapshot->total;
+      pass.n_blocks = current_snapshot->n_blocks;
+    }
+  else
+    dl_iterate_phdr (visit_object, &pass);
   if (pass.n_objects == 0)
     goto done;
   /* The destructor and the atexit hook both write at exit; the second
@@ -557,6 +867,8 @@ pcrt_write_profile (unsigned reason, int signo)
     }
 
  done:
+  snapshot_free (current_snapshot);
+  current_snapshot = NULL;
   __atomic_store_n (&busy, 0, __ATOMIC_RELEASE);
   errno = saved_errno;
 }
@@ -579,11 +891,17 @@ fatal_handler (int signo)
   raise (signo);
 }
 
-/* The atexit hook.  */
+/* Nonzero once the atexit hook ran.  */
+static int exit_hook_done;
+
+/* The atexit hook.  It runs last at normal exit: the constructor
+   registers it before __libc_start_main registers ld.so's _dl_fini, so
+   it runs after every destructor.  It writes the final counts.  */
 
 static void
 exit_hook (void)
 {
+  exit_hook_done = 1;
   pcrt_write_profile (PCPROF_REASON_EXIT, 0);
 }
 
@@ -596,6 +914,7 @@ pcrt_init (void)
 {
   struct sigaction sa, old;
 
+  dl_iterate_phdr (note_object, NULL);
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = fatal_handler;
   sigemptyset (&sa.sa_mask);
@@ -607,11 +926,13 @@ pcrt_init (void)
   atexit (exit_hook);
 }
 
-/* The destructor: write at exit even if the atexit hook does not run
-   last.  */
+/* The destructor: write at exit if the atexit hook ran before it.  The
+   hook normally runs after it; writing here as well would count this
+   write's own libc calls into the profile the hook writes.  */
 
 static void __attribute__ ((destructor))
 pcrt_fini (void)
 {
-  pcrt_write_profile (PCPROF_REASON_EXIT, 0);
+  if (exit_hook_done)
+    pcrt_write_profile (PCPROF_REASON_EXIT, 0);
 }

@@ -16,7 +16,8 @@ PACKAGES=(
   binutils-dev binutils-multiarch-dev libiberty-dev zlib1g-dev dejagnu
   gcc-mips-linux-gnu g++-mips-linux-gnu libc6-dev-mips-cross
   binutils-mips-linux-gnu
-  gcc-mipsel-linux-gnu libc6-dev-mipsel-cross binutils-mipsel-linux-gnu
+  gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
+  binutils-mipsel-linux-gnu
   qemu-user graphviz
 )
 

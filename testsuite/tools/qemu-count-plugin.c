@@ -6,7 +6,8 @@
    License version 3 or later; see COPYING.
 
    Usage:
-     qemu-mips -plugin qemu-count-plugin.so,out=FILE[,mode=MODE] PROG...
+     qemu-mips -plugin qemu-count-plugin.so,out=FILE[,mode=MODE]
+       [,stop=0xADDR[,stop_at=first|last]] PROG...
 
    At exit FILE holds a few `# KEY 0xVALUE' lines (start_code, end_code
    and entry of the guest image: QEMU's own view of where it loaded the
@@ -28,6 +29,17 @@
 	  multi-threaded guests, slower.
      insn one inline add per instruction: exact even when a block is left
 	  early (an instruction is counted when it starts), slower.
+
+   stop=0xADDR freezes the counts when the guest instruction at ADDR
+   runs: the file then holds the counts as they were just before that
+   instruction ran for the first time (stop_at=first, the default) or
+   for the last time (stop_at=last: every run of ADDR takes a new copy
+   of the counts).  The test suite stops at the runtime's
+   profcopy_snapshot, where a profiled program copies its own counters
+   before writing its profile.  A file with a stop address holds a
+   `# stops N' line (N runs of ADDR; 0 means the counts are those at
+   exit).  In mode tb and cb the block that holds ADDR is counted once
+   more at its start; ADDR starts its block when it is a call target.
 
    Each translation of a block gets a record holding the instruction
    addresses and the counters; a retranslation of the same instructions
@@ -57,6 +69,8 @@ struct tb_record
   struct tb_record *next;	/* Next record in the same hash bucket.  */
   uint64_t count;		/* Executions of the block (tb, cb).  */
   uint64_t *insn_counts;	/* Executions per instruction (insn).  */
+  uint64_t saved;		/* COUNT at the stop (tb, cb).  */
+  uint64_t *insn_saved;		/* INSN_COUNTS at the stop (insn).  */
   size_t n_insns;
   uint64_t vaddr[];		/* N_INSNS instruction addresses.  */
 };
@@ -70,6 +84,13 @@ static char *out_path;
 static int image_known;
 static uint64_t image_start_code, image_end_code, image_entry;
 static int out_of_memory;
+
+/* The stop address (stop=) and whether one was given; how many times
+   it ran; whether the last (rather than the first) run counts.  */
+static uint64_t stop_addr;
+static int stop_given;
+static uint64_t stop_hits;
+static int stop_at_last;
 
 /* One address and its total count, for the table built at exit.  */
 struct addr_count
@@ -103,8 +124,11 @@ tb_record_get (const uint64_t *vaddr, size_t n)
   if (mode == MODE_INSN)
     {
       r->insn_counts = calloc (n, sizeof *r->insn_counts);
-      if (r->insn_counts == NULL)
+      r->insn_saved = calloc (n, sizeof *r->insn_saved);
+      if (r->insn_counts == NULL || r->insn_saved == NULL)
 	{
+	  free (r->insn_counts);
+	  free (r->insn_saved);
 	  free (r);
 	  return NULL;
 	}
@@ -125,6 +149,30 @@ tb_exec (unsigned int vcpu_index, void *userdata)
 
   (void) vcpu_index;
   __atomic_fetch_add (&r->count, 1, __ATOMIC_RELAXED);
+}
+
+/* Execution callback of the instruction at the stop address: copy
+   every count into its saved field, the first time only unless
+   stop_at=last.  VCPU_INDEX and USERDATA are unused.  */
+static void
+stop_exec (unsigned int vcpu_index, void *userdata)
+{
+  struct tb_record *r;
+  size_t i, k;
+
+  (void) vcpu_index;
+  (void) userdata;
+  pthread_mutex_lock (&tb_lock);
+  if (stop_hits++ == 0 || stop_at_last)
+    for (i = 0; i < TB_BUCKETS; i++)
+      for (r = tb_table[i]; r != NULL; r = r->next)
+	{
+	  r->saved = __atomic_load_n (&r->count, __ATOMIC_RELAXED);
+	  if (r->insn_counts != NULL)
+	    for (k = 0; k < r->n_insns; k++)
+	      r->insn_saved[k] = r->insn_counts[k];
+	}
+  pthread_mutex_unlock (&tb_lock);
 }
 
 /* Translation callback: instrument block TB.  ID is unused.  */
@@ -186,6 +234,12 @@ tb_trans (qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	   &r->insn_counts[i], 1);
       break;
     }
+  if (stop_given)
+    for (i = 0; i < n; i++)
+      if (buf[i] == stop_addr)
+	qemu_plugin_register_vcpu_insn_exec_cb
+	  (qemu_plugin_tb_get_insn (tb, i), stop_exec, QEMU_PLUGIN_CB_NO_REGS,
+	   NULL);
  out:
   pthread_mutex_unlock (&tb_lock);
 }
@@ -240,8 +294,14 @@ write_counts (void)
   for (i = 0; i < TB_BUCKETS; i++)
     for (r = tb_table[i]; r != NULL; r = r->next)
       for (k = 0; k < r->n_insns; k++)
-	addr_table_add (tab, size, r->vaddr[k],
-			mode == MODE_INSN ? r->insn_counts[k] : r->count);
+	{
+	  uint64_t c;
+	  if (stop_given && stop_hits > 0)
+	    c = mode == MODE_INSN ? r->insn_saved[k] : r->saved;
+	  else
+	    c = mode == MODE_INSN ? r->insn_counts[k] : r->count;
+	  addr_table_add (tab, size, r->vaddr[k], c);
+	}
   /* Keep the addresses that ran, packed at the front.  */
   used = 0;
   for (i = 0; i < size; i++)
@@ -255,6 +315,8 @@ write_counts (void)
   fprintf (f, "# start_code 0x%08" PRIx64 "\n", image_start_code);
   fprintf (f, "# end_code 0x%08" PRIx64 "\n", image_end_code);
   fprintf (f, "# entry 0x%08" PRIx64 "\n", image_entry);
+  if (stop_given)
+    fprintf (f, "# stops 0x%" PRIx64 "\n", stop_hits);
   for (i = 0; i < used; i++)
     fprintf (f, "0x%08" PRIx64 " %" PRIu64 "\n", tab[i].addr, tab[i].count);
   if (fclose (f) == 0)
@@ -286,7 +348,7 @@ plugin_exit (qemu_plugin_id_t id, void *userdata)
 }
 
 /* Install the plugin: parse the ARGC arguments ARGV (`out=FILE',
-   `mode=tb|cb|insn') and register the callbacks with ID.  INFO must say
+   `mode=tb|cb|insn', `stop=0xADDR', `stop_at=first|last') and register the callbacks with ID.  INFO must say
    user-mode emulation.  Return 0 on success, non-zero to refuse.  */
 PROFCOPY_PLUGIN_EXPORT int
 qemu_plugin_install (qemu_plugin_id_t id, const qemu_info_t *info,
@@ -306,6 +368,21 @@ qemu_plugin_install (qemu_plugin_id_t id, const qemu_info_t *info,
 	mode = MODE_CB;
       else if (strcmp (a, "mode=insn") == 0)
 	mode = MODE_INSN;
+      else if (strncmp (a, "stop=", 5) == 0 && a[5] != '\0')
+	{
+	  char *end;
+	  stop_addr = strtoull (a + 5, &end, 0);
+	  if (*end != '\0')
+	    {
+	      fprintf (stderr, "qemu-count-plugin: bad address `%s'\n", a);
+	      return 1;
+	    }
+	  stop_given = 1;
+	}
+      else if (strcmp (a, "stop_at=first") == 0)
+	stop_at_last = 0;
+      else if (strcmp (a, "stop_at=last") == 0)
+	stop_at_last = 1;
       else
 	{
 	  fprintf (stderr, "qemu-count-plugin: unknown argument `%s'\n", a);

@@ -92,6 +92,10 @@ void qemu_plugin_register_vcpu_tb_exec_cb (struct qemu_plugin_tb *tb,
 void qemu_plugin_register_vcpu_tb_exec_inline (struct qemu_plugin_tb *tb,
 					       enum qemu_plugin_op op,
 					       void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_insn_exec_cb (struct qemu_plugin_insn *insn,
+					     qemu_plugin_vcpu_udata_cb_t cb,
+					     enum qemu_plugin_cb_flags flags,
+					     void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_inline (struct qemu_plugin_insn *insn,
 						 enum qemu_plugin_op op,
 						 void *ptr, uint64_t imm);
