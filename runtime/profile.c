@@ -208,7 +208,7 @@ put_zeros (size_t len)
 
 /* Store V little-endian at P.  */
 
-static void
+static inline void
 store32 (unsigned char *p, uint32_t v)
 {
   p[0] = v;
@@ -217,23 +217,26 @@ store32 (unsigned char *p, uint32_t v)
   p[3] = v >> 24;
 }
 
-static void
+/* put32 and put64 store straight into the buffer: the profile has two
+   words per block and a count, and a call of (profiled) memcpy for each
+   would cost the program tens of millions of instructions at exit.  */
+
+static inline __attribute__ ((always_inline)) void
 put32 (uint32_t v)
 {
-  unsigned char b[4];
-
-  store32 (b, v);
-  put_bytes (b, 4);
+  if (sizeof out.buf - out.len < 4)
+    flush ();
+  store32 (out.buf + out.len, v);
+  out.len += 4;
+  if (out.len == sizeof out.buf)
+    flush ();
 }
 
 static void
 put64 (uint64_t v)
 {
-  unsigned char b[8];
-
-  store32 (b, (uint32_t) v);
-  store32 (b + 4, (uint32_t) (v >> 32));
-  put_bytes (b, 8);
+  put32 ((uint32_t) v);
+  put32 ((uint32_t) (v >> 32));
 }
 
 /* Return true if the LEN bytes at link-time address ADDR lie inside one
