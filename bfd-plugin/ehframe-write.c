@@ -27,6 +27,7 @@
 #include <elf.h>
 
 #include "object-int.h"
+#include "dwarf-read.h"
 #include "ehframe-write.h"
 
 /* DWARF pointer encodings (DW_EH_PE_*).  */
@@ -260,42 +261,13 @@ get_fixed (const struct builder *bd, struct cursor *c, unsigned n,
 static bool
 get_uleb (struct cursor *c, uint64_t *v)
 {
-  unsigned shift = 0, byte;
-
-  *v = 0;
-  do
-    {
-      if (!get_u8 (c, &byte))
-	return false;
-      if (shift < 64)
-	*v |= (uint64_t) (byte & 0x7f) << shift;
-      else if (byte & 0x7f)
-	return false;
-      shift += 7;
-    }
-  while (byte & 0x80);
-  return true;
+  return dwarf_read_uleb (c->base, &c->pos, c->end, v);
 }
 
 static bool
 get_sleb (struct cursor *c, int64_t *v)
 {
-  unsigned shift = 0, byte;
-  uint64_t u = 0;
-
-  do
-    {
-      if (!get_u8 (c, &byte))
-	return false;
-      if (shift < 64)
-	u |= (uint64_t) (byte & 0x7f) << shift;
-      shift += 7;
-    }
-  while (byte & 0x80);
-  if (shift < 64 && (byte & 0x40))
-    u |= ~(uint64_t) 0 << shift;
-  *v = (int64_t) u;
-  return true;
+  return dwarf_read_sleb (c->base, &c->pos, c->end, v);
 }
 
 /* The size of a value in format ENC, 0 for the variable ones.  */

@@ -17,6 +17,7 @@
 #include <elf.h>
 
 #include "object-int.h"
+#include "dwarf-read.h"
 
 /* DWARF pointer encodings (DW_EH_PE_*), from the LSB and DWARF specs.  */
 #define PE_ABSPTR	0x00
@@ -62,21 +63,7 @@ read_u8 (struct cursor *c, unsigned *val)
 static bool
 read_uleb (struct cursor *c, uint64_t *val)
 {
-  unsigned shift = 0, byte;
-
-  *val = 0;
-  do
-    {
-      if (!read_u8 (c, &byte))
-	return false;
-      if (shift < 64)
-	*val |= (uint64_t) (byte & 0x7f) << shift;
-      else if (byte & 0x7f)
-	return false;
-      shift += 7;
-    }
-  while (byte & 0x80);
-  return true;
+  return dwarf_read_uleb (c->base, &c->pos, c->end, val);
 }
 
 /* Read a signed LEB128 number at C into *VAL.  */
@@ -84,22 +71,7 @@ read_uleb (struct cursor *c, uint64_t *val)
 static bool
 read_sleb (struct cursor *c, int64_t *val)
 {
-  unsigned shift = 0, byte;
-  uint64_t u = 0;
-
-  do
-    {
-      if (!read_u8 (c, &byte))
-	return false;
-      if (shift < 64)
-	u |= (uint64_t) (byte & 0x7f) << shift;
-      shift += 7;
-    }
-  while (byte & 0x80);
-  if (shift < 64 && (byte & 0x40))
-    u |= ~(uint64_t) 0 << shift;
-  *val = (int64_t) u;
-  return true;
+  return dwarf_read_sleb (c->base, &c->pos, c->end, val);
 }
 
 /* Read the value part of a pointer in format ENC & 0x0f, without its
