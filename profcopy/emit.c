@@ -851,13 +851,19 @@ is_likely (const struct insn *insn)
   return (insn->flags & INSN_F_LIKELY) != 0;
 }
 
+static uint32_t far_words (bool use_gp, bool call, bool save_ra);
+
+/* Set in long_reg: the bal form keeps ra below a lowered sp.  */
+#define LONG_SAVE_RA 0x80
+
 /* True if the long form KIND writes the branch's delay slot itself,
    so that the slot's own word is written as nothing.  */
 
 static bool
 long_takes_slot (unsigned kind)
 {
-  return kind == LONG_JUMP_PC || kind == LONG_COND_GP || kind == LONG_COND_PC;
+  return kind == LONG_JUMP_GP || kind == LONG_JUMP_PC || kind == LONG_COND_GP
+	 || kind == LONG_COND_PC;
 }
 
 /* Words the copy of INSN, word W, takes.  */
@@ -866,20 +872,20 @@ static uint32_t
 insn_words (const struct emitter *e, long w, const struct insn *insn)
 {
   uint32_t likely = is_likely (insn) ? 1 : 0;
+  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
 
   switch (e->long_kind[w])
     {
     case LONG_CALL_GP:
-    case LONG_JUMP_GP:
-      return 2;
     case LONG_CALL_PC:
-      return 5;
+      return far_words (e->long_kind[w] == LONG_CALL_GP, true, false);
+    case LONG_JUMP_GP:
     case LONG_JUMP_PC:
-      return 7;
+      return 1 + far_words (e->long_kind[w] == LONG_JUMP_GP, false, save_ra);
     case LONG_COND_GP:
-      return 5 + likely;
     case LONG_COND_PC:
-      return 8 + likely;
+      return 2 + likely
+	     + far_words (e->long_kind[w] == LONG_COND_GP, false, save_ra);
     default:
       break;
     }
@@ -1052,7 +1058,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   bool call = insn->kind == INSN_CALL && !(insn->flags & INSN_F_COND);
   bool jump = insn->kind == INSN_JUMP;
   bool cond = insn->kind == INSN_BRANCH && invert_branch (insn->word) != 0;
-  bool gp;
+  bool gp, save_ra;
   uint64_t dead;
   unsigned reg;
   uint32_t k;
@@ -1070,14 +1076,17 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 
   /* For a call, R is written before the slot runs, so it must be dead
      at the branch; for a jump or branch the slot runs first (it is
-     moved before), and R must be dead at the target.  */
-  gp = e->gp_valid[w] && !(slot->writes & R (REG_GP));
+     moved before R is written), and R must be dead at the target.  */
+  /* A call or jump loads R before its slot runs; an inverted branch
+     after (the slot may be the reload of gp after a call).  */
+  if (!call && (slot->writes & R (REG_GP)))
+    gp = slot->op == OP_LW && slot->rs == REG_SP;
+  else
+    gp = e->gp_valid[w];
   if (call)
     dead = ~cfg_live_at (code, cfg, b, insn->addr);
-  else if (jump && gp)
-    dead = ~cfg_live_at (code, cfg, b, insn->addr) & ~t->live_in;
   else
-    dead = ~t->live_in & ~slot->reads;
+    dead = ~t->live_in;
   /* A tail jump to another function's entry: the o32 ABI passes
      nothing in at, so at is dead there whatever liveness, which gives
      up at function boundaries, says.  */
@@ -1089,8 +1098,9 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   reg = dead_reg (dead);
   if (reg == 0)
     goto none;
-  if (!gp && !call && !(dead & R (REG_RA)))
-    goto none;
+  /* Without gp, a bal finds the target and clobbers ra, which a jump
+     must then save unless it is dead at the target.  */
+  save_ra = !gp && !call && !(dead & R (REG_RA));
   if (gp)
     {
       k = got_target_entry (&e->got, insn->target);
@@ -1101,7 +1111,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 	}
       e->long_slot[w] = k;
     }
-  e->long_reg[w] = (uint8_t) reg;
+  e->long_reg[w] = (uint8_t) (reg | (save_ra ? LONG_SAVE_RA : 0));
   e->long_kind[w] = call ? (gp ? LONG_CALL_GP : LONG_CALL_PC)
 		    : jump ? (gp ? LONG_JUMP_GP : LONG_JUMP_PC)
 		    : (gp ? LONG_COND_GP : LONG_COND_PC);
@@ -1317,11 +1327,13 @@ static bool put_insn_body (struct cursor *c, const struct insn *insn,
 
 /* Write the jump (CALL: jalr) to the new address of the original code
    address TARGET through register R: from the new GOT entry K when
-   USE_GP, else relative to a bal.  */
+   USE_GP, else relative to a bal, which clobbers ra: with SAVE_RA, ra is
+   kept below a lowered sp meanwhile.  Unless CALL (whose slot is the
+   original one that follows), the jump's delay slot is written too.  */
 
 static void
 put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
-	 bool use_gp, bool call)
+	 bool use_gp, bool call, bool save_ra)
 {
   const struct emitter *e = c->e;
   uint32_t jump = call ? (r << 21) | (REG_RA << 11) | 0x09 : (r << 21) | 0x08;
@@ -1331,16 +1343,35 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
 		   4 * (e->got.n_old_local + k) - 0x7ff0));
   else
     {
-      uint32_t here = c->pc + 8;
-      uint32_t hi;
+      uint32_t here, hi;
       int32_t lo;
+      if (save_ra)
+	{
+	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+	}
+      here = c->pc + 8;
       split_hi_lo (emit_map (e, target) - here, &hi, &lo);
       put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
       put (c, itype (OP_LUI, 0, r, hi));
       put (c, addu (r, r, REG_RA));
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+      if (save_ra)
+	put (c, itype (OP_LW, REG_SP, REG_RA, 0));
     }
   put (c, jump);
+  if (!call)
+    put (c, save_ra ? itype (OP_ADDIU, REG_SP, REG_SP, 8) : 0);
+}
+
+/* Words put_far writes, its delay slot included unless CALL.  */
+
+static uint32_t
+far_words (bool use_gp, bool call, bool save_ra)
+{
+  uint32_t n = use_gp ? 2 : 5 + (save_ra ? 3 : 0);
+
+  return n + (call ? 0 : 1);
 }
 
 /* Write the long form of the branch INSN, word W.  */
@@ -1350,7 +1381,8 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
 {
   const struct emitter *e = c->e;
   unsigned kind = e->long_kind[w];
-  unsigned r = e->long_reg[w];
+  unsigned r = e->long_reg[w] & ~LONG_SAVE_RA;
+  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
   uint32_t k = e->long_slot[w];
   const struct insn *dslot = code_insn_at (&e->a->code, insn->addr + 4);
   bool use_gp = kind == LONG_CALL_GP || kind == LONG_JUMP_GP
@@ -1363,16 +1395,14 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
       return true;
     case LONG_CALL_GP:
     case LONG_CALL_PC:
-      put_far (c, r, insn->target, k, use_gp, true);
+      put_far (c, r, insn->target, k, use_gp, true, false);
       return true;
     case LONG_JUMP_GP:
-      put_far (c, r, insn->target, k, true, false);
-      return true;
     case LONG_JUMP_PC:
+      /* The slot first, so that R need only be dead at the target.  */
       if (dslot == NULL || !put_insn_body (c, dslot, errmsg))
 	return false;
-      put_far (c, r, insn->target, k, false, false);
-      put (c, 0);
+      put_far (c, r, insn->target, k, use_gp, false, save_ra);
       return true;
     default:
       if (dslot == NULL)
@@ -1380,15 +1410,14 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
       {
 	/* Skip over the far jump: branch-likely runs its slot only when
 	   taken, so it goes after a nop, on the far jump's side.  */
-	uint32_t far = use_gp ? 2 : 5;
-	uint32_t skip = 1 + far + 1 + (is_likely (insn) ? 1 : 0);
+	uint32_t skip = 1 + far_words (use_gp, false, save_ra)
+			+ (is_likely (insn) ? 1 : 0);
 	put (c, invert_branch (insn->word) | skip);
 	if (is_likely (insn))
 	  put (c, 0);
 	if (!put_insn_body (c, dslot, errmsg))
 	  return false;
-	put_far (c, r, insn->target, k, use_gp, false);
-	put (c, 0);
+	put_far (c, r, insn->target, k, use_gp, false, save_ra);
       }
       return true;
     }

@@ -78,7 +78,7 @@ enum long_kind
   LONG_T9,			/* jalr t9 / jr t9: t9 holds the target.  */
   LONG_CALL_GP,			/* lw r,<target>(gp); jalr r.  */
   LONG_CALL_PC,			/* r = target relative to a bal; jalr r.  */
-  LONG_JUMP_GP,			/* lw r,<target>(gp); jr r.  */
+  LONG_JUMP_GP,			/* slot; lw r,<target>(gp); jr r; nop.  */
   LONG_JUMP_PC,			/* slot; r = target via bal; jr r; nop.  */
   LONG_COND_GP,			/* Inverted branch around the gp jump.  */
   LONG_COND_PC			/* Inverted branch around the bal jump.  */

@@ -279,7 +279,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	  /* Only a 64 KiB page plus %lo is a GOT reference: a local entry
 	     that holds a whole address (a function that binds locally) is
 	     used as it is, and an addiu to it is arithmetic on a pointer.  */
-	  if (object_is_code (obj, t) && (c & 0xffff) == 0)
+	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
 	      e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
 	      e.addr = origin;
@@ -597,9 +597,13 @@ emit_tables (struct finder *f)
   return ok;
 }
 
-bool
-find_code_refs (const struct mips_object *obj, const struct code *code,
-		struct reloc_table *table)
+/* One pass of find_code_refs, walking through the switch tables
+   JUMP_EDGES (N_EDGES pairs of jr and target, sorted) when known.  */
+
+static bool
+find_code_refs_1 (const struct mips_object *obj, const struct code *code,
+		  struct reloc_table *table, const uint32_t (*jump_edges)[2],
+		  size_t n_edges)
 {
   struct finder f = { 0 };
   bool pic = (obj->e_flags & EF_MIPS_PIC) != 0 || obj->e_type == ET_DYN;
@@ -618,6 +622,8 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
       regflow_free (&f.rf);
       return false;
     }
+  f.rf.jump_edges = jump_edges;
+  f.rf.n_jump_edges = n_edges;
   /* Slots already entered by their value alone.  */
   for (size_t i = 0; i < table->n_entries; i++)
     if (table->entries[i].type == RELOC_GOT
@@ -656,5 +662,54 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
   free (f.slot_done);
   free (f.spills);
   free (f.funcs);
+  return ok;
+}
+
+static int
+compare_edges (const void *pa, const void *pb)
+{
+  const uint32_t *a = pa, *b = pb;
+
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Find GOT references, switch tables, GOT slots used as code pointers
+   and non-PIC address pairs.  A value that a switch carries into one of
+   its cases can only be followed once the switch's table is known, so
+   a first pass finds the tables and a second pass, walking through
+   them, finds everything; the first pass's entries are dropped.  */
+
+bool
+find_code_refs (const struct mips_object *obj, const struct code *code,
+		struct reloc_table *table)
+{
+  size_t keep = table->n_entries, n_edges = 0;
+  uint32_t (*edges)[2] = NULL;
+  bool ok;
+
+  if (!find_code_refs_1 (obj, code, table, NULL, 0))
+    return false;
+  edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
+  if (edges == NULL)
+    return false;
+  for (size_t i = keep; i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      if (e->type == RELOC_JUMP_TABLE)
+	{
+	  edges[n_edges][0] = e->aux2;
+	  edges[n_edges][1] = e->target;
+	  n_edges++;
+	}
+    }
+  qsort (edges, n_edges, sizeof *edges, compare_edges);
+  for (size_t i = keep; i < table->n_entries; i++)
+    table->n_by_type[table->entries[i].type]--;
+  table->n_entries = keep;
+  ok = find_code_refs_1 (obj, code, table, (const uint32_t (*)[2]) edges,
+			 n_edges);
+  free (edges);
   return ok;
 }

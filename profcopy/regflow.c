@@ -27,6 +27,8 @@ regflow_init (struct regflow *rf, const struct code *code)
   rf->uses = NULL;
   rf->n_uses = rf->alloc_uses = 0;
   rf->truncated = false;
+  rf->jump_edges = NULL;
+  rf->n_jump_edges = 0;
   rf->stamp = NULL;
   rf->section_base = calloc (code->n_sections + 1, sizeof *rf->section_base);
   if (rf->section_base == NULL)
@@ -207,8 +209,26 @@ push_successors (struct regflow *rf, const struct insn *branch,
 	       && (!slot_kills || (branch->flags & INSN_F_LIKELY)))
 	ok = push (rf, after);
       break;
+    case INSN_IJUMP:
+      /* A switch whose table is known goes to its cases.  */
+      if (!slot_kills && rf->jump_edges != NULL)
+	{
+	  size_t lo = 0, hi = rf->n_jump_edges;
+	  while (lo < hi)
+	    {
+	      size_t mid = lo + (hi - lo) / 2;
+	      if (rf->jump_edges[mid][0] < branch->addr)
+		lo = mid + 1;
+	      else
+		hi = mid;
+	    }
+	  for (; ok && lo < rf->n_jump_edges
+		 && rf->jump_edges[lo][0] == branch->addr; lo++)
+	    ok = push (rf, rf->jump_edges[lo][1]);
+	}
+      break;
     default:
-      /* Returns and indirect jumps leave the function.  */
+      /* Returns and other indirect jumps leave the function.  */
       break;
     }
   return ok;

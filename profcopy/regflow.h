@@ -33,6 +33,10 @@ struct regflow
   const struct insn **uses;	/* The readers found by the last walk.  */
   size_t n_uses, alloc_uses;
   bool truncated;		/* The last walk hit the step limit.  */
+  /* Known targets of indirect jumps (switch tables): pairs of (jr
+     address, target) sorted by jr address, or NULL.  */
+  const uint32_t (*jump_edges)[2];
+  size_t n_jump_edges;
 };
 
 /* Prepare RF to walk CODE.  False on allocation failure.  */
