@@ -810,11 +810,14 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
   e->in_llsc = calloc (total + 1, 1);
   e->retarget = calloc (total + 1, sizeof *e->retarget);
   e->xlate = calloc (total + 1, sizeof *e->xlate);
+  e->pad = calloc (total + 1, sizeof *e->pad);
+  e->needs_pad = calloc (total + 1, 1);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
       || e->gp_valid == NULL || e->plans == NULL || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
-      || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL)
+      || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL
+      || e->pad == NULL || e->needs_pad == NULL)
     goto nomem;
   mark_entered (e);
   mark_llsc (e);
@@ -856,6 +859,12 @@ static uint32_t far_words (bool use_gp, bool call, bool save_ra);
 /* Set in long_reg: the bal form keeps ra below a lowered sp.  */
 #define LONG_SAVE_RA 0x80
 
+/* The far jump that saves at and ra and goes to the target's restore
+   pad (addiu sp; sw at; sw ra; bal; lui; addu; addiu; jr; nop), and
+   the pad before a block (b over; nop; lw at; lw ra; addiu sp).  */
+#define PAD_JUMP_WORDS 9
+#define PAD_WORDS 5
+
 /* True if the long form KIND writes the branch's delay slot itself,
    so that the slot's own word is written as nothing.  */
 
@@ -863,7 +872,8 @@ static bool
 long_takes_slot (unsigned kind)
 {
   return kind == LONG_JUMP_GP || kind == LONG_JUMP_PC || kind == LONG_COND_GP
-	 || kind == LONG_COND_PC;
+	 || kind == LONG_COND_PC || kind == LONG_JUMP_PAD
+	 || kind == LONG_COND_PAD;
 }
 
 /* Words the copy of INSN, word W, takes.  */
@@ -886,6 +896,10 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     case LONG_COND_PC:
       return 2 + likely
 	     + far_words (e->long_kind[w] == LONG_COND_GP, false, save_ra);
+    case LONG_JUMP_PAD:
+      return 1 + PAD_JUMP_WORDS;
+    case LONG_COND_PAD:
+      return 2 + likely + PAD_JUMP_WORDS;
     default:
       break;
     }
@@ -948,8 +962,14 @@ layout_pass (struct emitter *e)
     {
       const struct block *b = &a->cfg.blocks[i];
       struct count_plan *p = &e->plans[i];
+      long ws = emit_word_index (e, b->start);
 
-      e->map[emit_word_index (e, b->start)] = pc;
+      if (e->needs_pad[ws])
+	{
+	  e->pad[ws] = pc + 8;
+	  pc += 4 * PAD_WORDS;
+	}
+      e->map[ws] = pc;
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
@@ -1096,6 +1116,14 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
     dead |= R (REG_AT);
   dead &= SCRATCH_MASK;
   reg = dead_reg (dead);
+  if (reg == 0 && !call && t->start == insn->target)
+    {
+      /* Nothing is free at the target: save at and ra, and land on a
+	 pad before the target that puts them back.  */
+      e->needs_pad[emit_word_index (e, insn->target)] = 1;
+      e->long_kind[w] = jump ? LONG_JUMP_PAD : LONG_COND_PAD;
+      return true;
+    }
   if (reg == 0)
     goto none;
   /* Without gp, a bal finds the target and clobbers ra, which a jump
@@ -1364,6 +1392,31 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
     put (c, save_ra ? itype (OP_ADDIU, REG_SP, REG_SP, 8) : 0);
 }
 
+/* Write the far jump to the restore pad before the block at the
+   original address TARGET: at and ra are saved below a lowered sp, at
+   gets the pad's address relative to a bal, and the pad restores both
+   and sp.  */
+
+static void
+put_pad_jump (struct cursor *c, uint32_t target)
+{
+  const struct emitter *e = c->e;
+  uint32_t here, hi;
+  int32_t lo;
+
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+  put (c, itype (OP_SW, REG_SP, REG_AT, 0));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 4));
+  here = c->pc + 8;
+  split_hi_lo (e->pad[emit_word_index (e, target)] - here, &hi, &lo);
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_ADDIU, REG_AT, REG_AT, (uint32_t) lo));
+  put (c, (REG_AT << 21) | 0x08);	/* jr at */
+  put (c, 0);
+}
+
 /* Words put_far writes, its delay slot included unless CALL.  */
 
 static uint32_t
@@ -1396,6 +1449,22 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
     case LONG_CALL_GP:
     case LONG_CALL_PC:
       put_far (c, r, insn->target, k, use_gp, true, false);
+      return true;
+    case LONG_JUMP_PAD:
+      if (dslot == NULL || !put_insn_body (c, dslot, errmsg))
+	return false;
+      put_pad_jump (c, insn->target);
+      return true;
+    case LONG_COND_PAD:
+      if (dslot == NULL)
+	return false;
+      put (c, invert_branch (insn->word)
+	      | (1 + PAD_JUMP_WORDS + (is_likely (insn) ? 1 : 0)));
+      if (is_likely (insn))
+	put (c, 0);
+      if (!put_insn_body (c, dslot, errmsg))
+	return false;
+      put_pad_jump (c, insn->target);
       return true;
     case LONG_JUMP_GP:
     case LONG_JUMP_PC:
@@ -1614,6 +1683,14 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       const struct block *b = &a->cfg.blocks[i];
       const struct count_plan *p = &e->plans[i];
 
+      if (e->needs_pad[emit_word_index (e, b->start)])
+	{
+	  put (&c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
+	  put (&c, 0);
+	  put (&c, itype (OP_LW, REG_SP, REG_AT, 0));
+	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
+	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+	}
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
@@ -1657,6 +1734,8 @@ emit_free (struct emitter *e)
   free (e->in_llsc);
   free (e->retarget);
   free (e->xlate);
+  free (e->pad);
+  free (e->needs_pad);
   free (e->plans);
   free (e->got.new_values);
   free (e->got.target_of);

@@ -81,7 +81,10 @@ enum long_kind
   LONG_JUMP_GP,			/* slot; lw r,<target>(gp); jr r; nop.  */
   LONG_JUMP_PC,			/* slot; r = target via bal; jr r; nop.  */
   LONG_COND_GP,			/* Inverted branch around the gp jump.  */
-  LONG_COND_PC			/* Inverted branch around the bal jump.  */
+  LONG_COND_PC,			/* Inverted branch around the bal jump.  */
+  LONG_JUMP_PAD,		/* slot; save at and ra; bal jump to the
+				   target's restore pad.  */
+  LONG_COND_PAD			/* Inverted branch around that.  */
 };
 
 enum count_kind
@@ -109,6 +112,10 @@ struct emitter
   uint32_t *long_slot;		/* Its new entry.  */
   uint8_t *entered;		/* Reached other than by falling in.  */
   uint8_t *in_llsc;		/* Between an ll and its sc.  */
+  uint32_t *pad;		/* Per block start: address of its restore pad
+				   (at and ra back, sp up) when some far jump
+				   with nothing dead goes there, else 0.  */
+  uint8_t *needs_pad;		/* Per word: a block start that needs one.  */
   uint32_t *retarget;		/* A branch's new target when not its map.  */
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
