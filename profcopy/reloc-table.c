@@ -126,9 +126,8 @@ scannable_data (const struct object_section *sec)
   return true;
 }
 
-/* Text addresses held in data.  A position-independent object says
-   where they are with R_MIPS_REL32 dynamic relocations; a fixed-address
-   executable has none left, so its data is scanned word by word.  */
+/* Text addresses held in data that R_MIPS_REL32 dynamic relocations
+   point at (position-independent objects).  */
 
 static bool
 find_data (const struct mips_object *obj, struct reloc_table *table)
@@ -158,8 +157,44 @@ find_data (const struct mips_object *obj, struct reloc_table *table)
 	return false;
     }
 
+  return true;
+}
+
+static int
+compare_u32 (const void *pa, const void *pb)
+{
+  uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Text addresses held in the data of a fixed-address executable, which
+   has no relocations left to say where they are: a word scan of the
+   data.  Only words equal to a known function entry (a gp prologue, a
+   symbol, an FDE, the entry point) are taken: data is full of integers
+   and strings that look like code addresses (Python's tables hold
+   thousands), and a pointer to a function known no other way is still
+   caught by the run-time translation at the indirect call.  */
+
+static bool
+find_data_scan (const struct mips_object *obj, struct reloc_table *table)
+{
+  uint32_t *entries;
+  size_t n = 0;
+
   if (obj->e_type != ET_EXEC)
     return true;
+  entries = malloc ((table->n_entries + 1) * sizeof *entries);
+  if (entries == NULL)
+    return false;
+  for (size_t i = 0; i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      if (e->type == RELOC_PROLOGUE || e->type == RELOC_SYMBOL
+	  || e->type == RELOC_FDE || e->type == RELOC_ENTRY
+	  || e->type == RELOC_INIT || e->type == RELOC_FINI)
+	entries[n++] = e->target;
+    }
+  qsort (entries, n, sizeof *entries, compare_u32);
   for (size_t s = 0; s < obj->n_sections; s++)
     {
       const struct object_section *sec = &obj->sections[s];
@@ -171,16 +206,22 @@ find_data (const struct mips_object *obj, struct reloc_table *table)
 	  struct reloc_entry e = { 0 };
 	  uint32_t word;
 	  if (!object_read_word (obj, a, &word) || (word & 3)
-	      || !object_is_code (obj, word))
+	      || !object_is_code (obj, word)
+	      || bsearch (&word, entries, n, sizeof *entries,
+			  compare_u32) == NULL)
 	    continue;
 	  e.type = RELOC_DATA;
 	  e.via = VIA_SCAN;
 	  e.addr = a;
 	  e.target = word;
 	  if (!reloc_table_add (table, &e))
-	    return false;
+	    {
+	      free (entries);
+	      return false;
+	    }
 	}
     }
+  free (entries);
   return true;
 }
 
@@ -316,6 +357,7 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
       || !find_got_slots (obj, table)
       || !find_symbols (obj, table)
       || !find_entries (obj, table)
+      || !find_data_scan (obj, table)
       /* Last: it bounds jump tables with the function entries above.  */
       || !find_code_refs (obj, code, table))
     {
