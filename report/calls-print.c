@@ -133,26 +133,6 @@ object_name (const struct report *r, size_t f)
   return slash != NULL ? slash + 1 : path;
 }
 
-/* Print S to OUT as one CSV field, quoted when it must be.  */
-
-static void
-csv_field (FILE *out, const char *s)
-{
-  if (strpbrk (s, ",\"\r\n") == NULL)
-    {
-      fputs (s, out);
-      return;
-    }
-  putc ('"', out);
-  for (; *s != '\0'; s++)
-    {
-      if (*s == '"')
-	putc ('"', out);
-      putc (*s, out);
-    }
-  putc ('"', out);
-}
-
 /* Print the callee of E to OUT for the text report.  */
 
 static void

@@ -332,7 +332,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
 
 /* Print S to OUT as one CSV field, quoted when it must be.  */
 
-static void
+void
 csv_field (FILE *out, const char *s)
 {
   if (strpbrk (s, ",\"\r\n") == NULL)

@@ -103,4 +103,7 @@ void report_print (FILE *out, const struct report *r,
 /* Free everything R owns.  */
 void report_free (struct report *r);
 
+/* Print S to OUT as one CSV field, quoted when it must be.  */
+void csv_field (FILE *out, const char *s);
+
 #endif /* PROFCOPY_REPORT_H */
