@@ -19,24 +19,6 @@
 #include "object-int.h"
 #include "dwarf-read.h"
 
-/* DWARF pointer encodings (DW_EH_PE_*), from the LSB and DWARF specs.  */
-#define PE_ABSPTR	0x00
-#define PE_ULEB128	0x01
-#define PE_UDATA2	0x02
-#define PE_UDATA4	0x03
-#define PE_UDATA8	0x04
-#define PE_SLEB128	0x09
-#define PE_SDATA2	0x0a
-#define PE_SDATA4	0x0b
-#define PE_SDATA8	0x0c
-#define PE_PCREL	0x10
-#define PE_TEXTREL	0x20
-#define PE_DATAREL	0x30
-#define PE_FUNCREL	0x40
-#define PE_ALIGNED	0x50
-#define PE_INDIRECT	0x80
-#define PE_OMIT		0xff
-
 /* A cursor over the bytes of one .eh_frame entry.  */
 struct cursor
 {
