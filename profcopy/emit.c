@@ -660,15 +660,14 @@ mark_entered (struct emitter *e)
     }
 }
 
-/* True if register REG holds a new code address (or data) when INSN
-   runs because its last write, in straight code before INSN, loads it
-   from the GOT (whose code addresses are all new) or is a GOT reference
-   that the copy turns into such a load.  */
+/* The instruction that last writes REG before INSN runs, searching back
+   through straight code, into the previous block when that one falls
+   through (with the delay slot of a conditional branch, which runs on
+   both paths) and nothing else jumps in between; NULL if not found.  */
 
-static bool
-reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
+static const struct insn *
+last_writer (const struct emitter *e, const struct insn *insn, unsigned reg)
 {
-  const struct mips_object *obj = &e->a->obj;
   uint32_t a = insn->addr;
 
   for (int n = 0; n < 64 && a >= 4; n++)
@@ -677,26 +676,66 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
       long w = emit_word_index (e, a);
 
       if (w < 0 || e->entered[w])
-	return false;
+	return NULL;
       a -= 4;
       p = code_insn_at (&e->a->code, a);
-      if (p == NULL || p->kind == INSN_INVALID)
-	return false;
-      if (p->kind != INSN_OTHER
-	  && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY)))
-	return false;
-      if (!(p->writes & R (reg)))
-	continue;
-      if (e->gotref_slot[emit_word_index (e, a)] != 0)
-	return true;
-      if (p->op == OP_LW && p->rs == REG_GP)
-	{
-	  uint32_t slot = obj->gp + (uint32_t) p->imm;
-	  return slot >= obj->got_addr && slot < obj->got_addr + obj->got_size;
-	}
-      return false;
+      if (p == NULL || p->kind == INSN_INVALID
+	  || (p->kind != INSN_OTHER
+	      && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY))))
+	return NULL;
+      if (p->writes & R (reg))
+	return p;
     }
-  return false;
+  return NULL;
+}
+
+/* The GOT slot index that INSN, a `lw x,off(gp)', loads, or -1.  */
+
+static long
+got_load_slot (const struct emitter *e, const struct insn *insn)
+{
+  const struct mips_object *obj = &e->a->obj;
+  uint32_t slot = obj->gp + (uint32_t) insn->imm;
+
+  if (insn->op != OP_LW || insn->rs != REG_GP || slot < obj->got_addr
+      || slot >= obj->got_addr + obj->got_size)
+    return -1;
+  return (long) ((slot - obj->got_addr) / 4);
+}
+
+/* True if t9 holds the original code address TARGET when the branch
+   INSN runs: its last write loads TARGET from the GOT or is a GOT
+   reference to TARGET.  */
+
+static bool
+t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
+{
+  const struct insn *p = last_writer (e, insn, REG_T9);
+  uint32_t value;
+  long w, slot;
+
+  if (p == NULL)
+    return false;
+  w = emit_word_index (e, p->addr);
+  if (e->gotref_slot[w] != 0)
+    return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed] == target;
+  slot = got_load_slot (e, p);
+  return slot >= 0 && object_got_entry (&e->a->obj, (uint32_t) slot, &value)
+	 && value == target;
+}
+
+/* True if register REG holds a new code address (or data) when INSN
+   runs because its last write loads it from the GOT (whose code
+   addresses are all new) or is a GOT reference that the copy turns
+   into such a load.  */
+
+static bool
+reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
+{
+  const struct insn *p = last_writer (e, insn, reg);
+
+  return p != NULL && (e->gotref_slot[emit_word_index (e, p->addr)] != 0
+		       || got_load_slot (e, p) >= 0);
 }
 
 /* Plan the run-time translation of every indirect jump and call whose
@@ -1012,52 +1051,6 @@ dead_reg (uint64_t dead)
 /* The prologue entry whose lui is at ADDR, or NULL.  */
 static const struct reloc_entry *prologue_at (const struct reloc_table *t,
 					      uint32_t addr);
-
-/* True if t9 holds the original code address TARGET when the branch
-   INSN runs: the last write of t9 before it loads TARGET from the GOT or
-   is a GOT reference to TARGET.  The search goes back through straight
-   code, into the previous block when that one falls through (with the
-   delay slot of a conditional branch, which runs on both paths) and
-   nothing else jumps in between.  */
-
-static bool
-t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
-{
-  const struct mips_object *obj = &e->a->obj;
-  uint32_t a = insn->addr;
-
-  for (int n = 0; n < 64 && a >= 4; n++)
-    {
-      const struct insn *p;
-      long w;
-      uint32_t value;
-
-      if (e->entered[emit_word_index (e, a)])
-	return false;
-      a -= 4;
-      p = code_insn_at (&e->a->code, a);
-      w = emit_word_index (e, a);
-      if (p == NULL || p->kind == INSN_INVALID)
-	return false;
-      if (p->kind != INSN_OTHER
-	  && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY)))
-	return false;
-      if (!(p->writes & R (REG_T9)))
-	continue;
-      if (e->gotref_slot[w] != 0)
-	return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed]
-	       == target;
-      if (p->op == OP_LW && p->rs == REG_GP)
-	{
-	  uint32_t slot = obj->gp + (uint32_t) p->imm;
-	  if (slot >= obj->got_addr
-	      && object_got_entry (obj, (slot - obj->got_addr) / 4, &value))
-	    return value == target;
-	}
-      return false;
-    }
-  return false;
-}
 
 /* Choose the long form of the direct branch INSN (word W), which cannot
    reach its target.  The target is reached through a register R that

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "crc32.h"
 #include "ehframe-write.h"
 #include "elf-write.h"
 #include "emit.h"
@@ -82,27 +83,6 @@ put32 (unsigned char *p, uint32_t v, bool big_endian)
 {
   for (int i = 0; i < 4; i++)
     p[big_endian ? i : 3 - i] = (unsigned char) (v >> (24 - 8 * i));
-}
-
-/* CRC-32 (IEEE 802.3, reflected) of LEN bytes at P.  */
-
-static uint32_t
-crc32_ieee (const unsigned char *p, size_t len)
-{
-  static uint32_t table[256];
-  uint32_t crc = 0xffffffffu;
-
-  if (table[1] == 0)
-    for (uint32_t i = 0; i < 256; i++)
-      {
-	uint32_t c = i;
-	for (int k = 0; k < 8; k++)
-	  c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-	table[i] = c;
-      }
-  for (size_t i = 0; i < len; i++)
-    crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return crc ^ 0xffffffffu;
 }
 
 /* Everything rewrite_object works with.  */
@@ -487,24 +467,6 @@ poison_code (struct rewriter *rw)
     }
 }
 
-/* The lowest and highest addresses of the code.  */
-
-static void
-code_range (const struct code *code, uint32_t *start, uint32_t *end)
-{
-  *start = UINT32_MAX;
-  *end = 0;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      if (code->sections[i].start < *start)
-	*start = code->sections[i].start;
-      if (code->sections[i].end > *end)
-	*end = code->sections[i].end;
-    }
-  if (*start > *end)
-    *start = *end = 0;
-}
-
 /* The new address where the copy of the code before ADDR ends: that of
    the first word at or after ADDR that has a copy (its counting code
    included), or the end of the new text.  */
@@ -642,7 +604,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     goto fail;
   if (seg_reserve (sb, e->text_size, 16) != text_off)
     goto nomem;
-  code_range (&rw->a.code, &text_start, &text_end);
+  text_start = e->old_start;
+  text_end = e->old_end;
   map_off = seg_reserve (sb, text_end - text_start, 4);
   blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
   got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
