@@ -4,17 +4,23 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   Every block gets one 64-bit counter increment, made with ll/sc so
-   that threads never lose a count:
+   Every block that derive.c says needs a counter gets one 64-bit
+   counter increment, made with ll/sc so that threads never lose a
+   count:
 
-	ll    r2,lo(r1)
-	addiu r3,r2,1
-	sc    r3,lo(r1)
-	beqz  r3,<ll>		retry if another thread got there first
-	 addiu r2,r2,1
-	bnez  r2,<done>		no carry into the high word
-	 nop
-	ll ... sc on lo+4(r1)	the rare carry, the same way
+   retry: ll    r2,lo(r1)
+	  addiu r2,r2,1
+	  beqz  r2,carry	the low word wraps: leave the pair
+	   nop
+	  sc    r2,lo(r1)
+	  bnez  r2,done
+	   nop
+	  b     retry		another thread got there first
+	   nop
+   carry: sc    r2,lo(r1)	store the zero...
+	  beqz  r2,retry
+	   nop
+   high:  ll ... sc on lo+4(r1)	...and carry into the high word
    done:
 
    r1 is the counter's 64 KiB chunk.  Position-independent code finds
@@ -55,8 +61,10 @@
 #define ADDU_GP_GP_T9	0x0399e021u
 #define ADDU_GP_GP_RA	0x039fe021u
 
-/* Words of the increment itself, without the way to r1.  */
-#define LLSC_WORDS	12
+/* Words of the increment itself, without the way to r1, and the
+   registers it needs, r1 included.  */
+#define LLSC_WORDS	17
+#define LLSC_REGS	2
 
 #define R(r)		((uint64_t) 1 << (r))
 
@@ -211,8 +219,285 @@ mark_entries (const struct emitter *e, unsigned char *entry)
     }
 }
 
+/* True if block B ends in a call to a function that never returns
+   (RETURNS as find_returning sets it): a direct call, or jalr t9 with
+   t9 loaded from the GOT in the block itself.  */
+
+static uint32_t t9_const_step (const struct emitter *e, uint32_t value,
+			       const struct insn *insn);
+
+static bool
+calls_noreturn (const struct emitter *e, const unsigned char *returns,
+		const struct block *b)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct insn *slot;
+  const struct insn *ctl;
+  const struct function *g;
+  uint32_t target;
+
+  if (!(b->flags & BLOCK_F_CALL))
+    return false;
+  ctl = cfg_block_control (&e->a->code, b, &slot);
+  if (ctl == NULL)
+    return false;
+  if (ctl->kind == INSN_CALL)
+    target = ctl->target;
+  else if (ctl->kind == INSN_ICALL && ctl->rs == REG_T9)
+    {
+      target = 0;
+      for (uint32_t x = b->start; x < b->end && x < ctl->addr; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&e->a->code, x);
+	  if (insn != NULL)
+	    target = t9_const_step (e, target, insn);
+	}
+    }
+  else
+    return false;
+  g = cfg_function_at (cfg, target);
+  return g != NULL && g->entry == target && !returns[g - cfg->funcs];
+}
+
+/* Set RETURNS[f] for every function f of E's object that may return
+   to its caller: some block reachable from its entry returns, jumps
+   through a register, or branches to another function that may
+   return, where a call to a function that never returns goes no
+   further (glibc's malloc_printerr, abort).  A least fixpoint, so that
+   only what is proven not to return is marked so.  False when out of
+   memory.  */
+
+static bool
+find_returning (const struct emitter *e, unsigned char *returns)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
+  unsigned char *seen = calloc (cfg->n_blocks + 1, 1);
+  bool changed = true;
+
+  if (stack == NULL || seen == NULL)
+    {
+      free (stack);
+      free (seen);
+      return false;
+    }
+  memset (returns, 0, cfg->n_funcs + 1);
+  while (changed)
+    {
+      changed = false;
+      for (size_t f = 0; f < cfg->n_funcs; f++)
+	{
+	  const struct function *fn = &cfg->funcs[f];
+	  size_t sp = 0;
+	  bool ret = false;
+
+	  if (returns[f] || fn->n_blocks == 0)
+	    continue;
+	  memset (seen + fn->first_block, 0, fn->n_blocks);
+	  stack[sp++] = fn->first_block;
+	  seen[fn->first_block] = 1;
+	  while (sp > 0 && !ret)
+	    {
+	      const struct block *b = &cfg->blocks[stack[--sp]];
+	      if (b->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT
+			      | BLOCK_F_FALLTHRU_EXIT | BLOCK_F_SLOT_ENTRY))
+		{
+		  ret = true;
+		  break;
+		}
+	      if (calls_noreturn (e, returns, b))
+		continue;
+	      for (uint32_t k = 0; k < b->n_succ; k++)
+		{
+		  uint32_t t = b->succ[k];
+		  if (cfg->blocks[t].func != f)
+		    {
+		      if (returns[cfg->blocks[t].func]
+			  || cfg->funcs[cfg->blocks[t].func].entry
+			     != cfg->blocks[t].start)
+			ret = true;
+		      continue;
+		    }
+		  if (!seen[t])
+		    {
+		      seen[t] = 1;
+		      stack[sp++] = t;
+		    }
+		}
+	    }
+	  if (ret)
+	    {
+	      returns[f] = 1;
+	      changed = true;
+	    }
+	}
+    }
+  free (stack);
+  free (seen);
+  return true;
+}
+
+/* Mark in INTERNAL the function entry blocks that only direct calls and
+   branches of this object reach: no code address of the relocation
+   table, no dynamic symbol, no landing pad leads there, and some direct
+   call or branch does.  Such an entry has gp valid when every one of
+   those has it (a leaf function called from this object's own code
+   keeps its caller's gp).  */
+
+static void
+mark_internal_entries (const struct emitter *e, unsigned char *internal)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  unsigned char *reached = calloc (cfg->n_blocks + 1, 1);
+
+  if (reached == NULL)
+    return;
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0
+	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY)))
+      internal[cfg->funcs[f].first_block] = 1;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *b;
+      if (r->type == RELOC_PROLOGUE || r->type == RELOC_FDE
+	  || r->type == RELOC_SYMBOL)
+	continue;
+      b = cfg_block_at (cfg, r->target);
+      if (b != NULL && b->start == r->target)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t i = 0; i < a->obj.n_symbols; i++)
+    {
+      const struct block *b;
+      if (!a->obj.symbols[i].dynamic)
+	continue;
+      b = cfg_block_at (cfg, a->obj.symbols[i].value);
+      if (b != NULL)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *b;
+	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+	    && insn->kind != INSN_JUMP)
+	  continue;
+	b = cfg_block_at (cfg, insn->target);
+	if (b != NULL && b->start == insn->target)
+	  reached[b - cfg->blocks] = 1;
+      }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *prev = i > 0 ? &cfg->blocks[i - 1] : NULL;
+      if (!reached[i])
+	internal[i] = 0;
+      /* Reached by falling in from another function: keep it simple.  */
+      if (prev != NULL && prev->end == cfg->blocks[i].start
+	  && prev->func != cfg->blocks[i].func
+	  && !(prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (code, prev, &slot);
+	  if (ctl == NULL || ctl->kind != INSN_JUMP)
+	    internal[i] = 0;
+	}
+    }
+  free (reached);
+}
+
+/* The gp state after the delay slot of the control instruction CTL of
+   block B, entered with gp state IN.  */
+
+static bool
+gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
+		const struct insn *ctl)
+{
+  const struct code *code = &e->a->code;
+  bool v = in;
+
+  for (uint32_t x = b->start; x < b->end && x <= ctl->addr + 4; x += 4)
+    {
+      const struct insn *insn = code_insn_at (code, x);
+      if (insn != NULL)
+	v = gp_step (v, insn);
+    }
+  return v;
+}
+
+/* Set GP_READ[i] when some path from the start of block i reads gp
+   before writing it, within its function and before any call or
+   return.  Compiled code that does so after a call trusts the call to
+   leave gp alone (GCC reloads gp after every call that may clobber it
+   and returns), so gp_dataflow may too.  */
+
+static void
+gp_read_ahead (const struct emitter *e, unsigned char *gp_read)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  size_t n = cfg->n_blocks;
+  unsigned char *open = calloc (n + 1, 1);
+  bool changed = true;
+
+  memset (gp_read, 0, n + 1);
+  if (open == NULL)
+    return;
+  /* OPEN: the block neither reads nor writes gp and falls or branches
+     on within its function.  */
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      bool decided = false;
+      for (uint32_t x = b->start; x < b->end && !decided; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, x);
+	  if (insn == NULL)
+	    decided = true;
+	  else if (insn->reads & R (REG_GP))
+	    {
+	      gp_read[i] = 1;
+	      decided = true;
+	    }
+	  else if (insn->writes & R (REG_GP))
+	    decided = true;
+	}
+      open[i] = !decided
+		&& !(b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN
+				 | BLOCK_F_INDIRECT | BLOCK_F_INVALID));
+    }
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = n; i-- > 0;)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  if (!open[i] || gp_read[i])
+	    continue;
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    if (cfg->blocks[b->succ[k]].func == b->func && gp_read[b->succ[k]])
+	      {
+		gp_read[i] = 1;
+		changed = true;
+		break;
+	      }
+	}
+    }
+  free (open);
+}
+
 /* Compute gp_valid for every word: a forward dataflow to a fixpoint
-   over the blocks of each function, with jump table edges added.  */
+   over the blocks of each function, with jump table edges added, and
+   into the functions that only this object's direct calls reach.  */
 
 static bool
 gp_dataflow (struct emitter *e, char **errmsg)
@@ -221,19 +506,29 @@ gp_dataflow (struct emitter *e, char **errmsg)
   const struct cfg *cfg = &a->cfg;
   size_t n = cfg->n_blocks;
   unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *internal = calloc (n + 1, 1);
+  unsigned char *returns = malloc (cfg->n_funcs + 1);
+  unsigned char *gp_read = malloc (n + 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *out = malloc (n + 1);
   bool changed = true;
 
-  if (entry == NULL || in == NULL || out == NULL)
+  if (entry == NULL || internal == NULL || in == NULL || out == NULL
+      || returns == NULL || gp_read == NULL || !find_returning (e, returns))
     {
       free (entry);
+      free (internal);
+      free (returns);
+      free (gp_read);
       free (in);
       free (out);
       *errmsg = strdup ("out of memory");
       return false;
     }
   mark_entries (e, entry);
+  gp_read_ahead (e, gp_read);
+  if (!e->fixed_address)
+    mark_internal_entries (e, internal);
   memset (in, 1, n + 1);
   memset (out, 1, n + 1);
 
@@ -244,7 +539,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
 	 Start from true everywhere except entries, and lower.  */
       for (size_t i = 0; i < n; i++)
 	{
-	  bool v = !entry[i] && in[i];
+	  bool v = (!entry[i] || internal[i]) && in[i];
 	  if (v != in[i])
 	    {
 	      in[i] = v;
@@ -254,20 +549,43 @@ gp_dataflow (struct emitter *e, char **errmsg)
       for (size_t i = 0; i < n; i++)
 	{
 	  const struct block *b = &cfg->blocks[i];
+	  const struct insn *slot;
+	  const struct insn *ctl;
 	  bool o = gp_block (e, b, in[i], false);
 	  if (o != out[i])
 	    {
 	      out[i] = o;
 	      changed = true;
 	    }
+	  /* Nothing comes back from a call that never returns.  */
+	  if (calls_noreturn (e, returns, b))
+	    o = true;
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
 	      uint32_t t = b->succ[s];
-	      if (cfg->blocks[t].func != b->func)
+	      if (cfg->blocks[t].func != b->func && !internal[t])
 		continue;
+	      if ((b->flags & BLOCK_F_CALL) && internal[t])
+		continue;	/* The return point, not a call target.  */
+	      if ((b->flags & BLOCK_F_CALL) && gp_read[t]
+		  && cfg->blocks[t].func == b->func)
+		continue;	/* The code after the call trusts gp.  */
 	      if (in[t] && !o)
 		{
 		  in[t] = 0;
+		  changed = true;
+		}
+	    }
+	  /* A direct call into an internal entry passes its gp on.  */
+	  ctl = cfg_block_control (&a->code, b, &slot);
+	  if (ctl != NULL && ctl->kind == INSN_CALL)
+	    {
+	      const struct block *t = cfg_block_at (cfg, ctl->target);
+	      size_t ti = t != NULL ? (size_t) (t - cfg->blocks) : 0;
+	      if (t != NULL && t->start == ctl->target && internal[ti]
+		  && in[ti] && !gp_at_transfer (e, b, in[i], ctl))
+		{
+		  in[ti] = 0;
 		  changed = true;
 		}
 	    }
@@ -301,8 +619,350 @@ gp_dataflow (struct emitter *e, char **errmsg)
   for (size_t i = 0; i < n; i++)
     gp_block (e, &cfg->blocks[i], in[i], true);
   free (entry);
+  free (internal);
+  free (returns);
+  free (gp_read);
   free (in);
   free (out);
+  return true;
+}
+
+/* t9 after INSN, given whether it held the function's entry before.  */
+
+static bool
+t9_step (bool valid, const struct insn *insn)
+{
+  return valid && !(insn->writes & R (REG_T9));
+}
+
+/* Run the t9 state of block B from IN through its words, recording the
+   state before each word in t9_valid when RECORD; return the state at
+   its end (unknown after a call).  */
+
+static bool
+t9_block (struct emitter *e, const struct block *b, bool in, bool record)
+{
+  const struct code *code = &e->a->code;
+  bool valid = in;
+  bool called = false;
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (record)
+	e->t9_valid[emit_word_index (e, a)] = valid;
+      if (insn == NULL)
+	continue;
+      valid = t9_step (valid, insn);
+      if (is_call (insn))
+	called = true;
+    }
+  return valid && !called;
+}
+
+/* Mark in ENTRY_OK the function entry blocks where t9 holds the
+   function's address on every way in.  The o32 PIC convention has every
+   indirect call, and every call from another object, go through t9
+   (jalr t9, lazy-binding stubs, the kernel's signal delivery); direct
+   calls and jumps from other functions of this object must be seen to
+   load t9 with the target, and no function may fall into another.
+   The program's entry point and section starts are excluded.  */
+
+static long got_load_slot (const struct emitter *e, const struct insn *insn);
+
+/* The value t9 holds after INSN, which held VALUE before: an original
+   code address that a GOT load or a got-ref put there, else 0.  */
+
+static uint32_t
+t9_const_step (const struct emitter *e, uint32_t value,
+	       const struct insn *insn)
+{
+  long w, slot;
+  uint32_t v;
+
+  if (!(insn->writes & R (REG_T9)))
+    return value;
+  w = emit_word_index (e, insn->addr);
+  if (e->gotref_slot[w] != 0 && e->gotref_slot[w] - 1 >= e->got.n_fixed)
+    return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed];
+  slot = got_load_slot (e, insn);
+  if (insn->rt == REG_T9 && slot >= 0
+      && object_got_entry (&e->a->obj, (uint32_t) slot, &v))
+    return v;
+  return 0;
+}
+
+/* Fill T9[i] with the original code address that t9 holds on entry to
+   block i whatever the way in, or 0: a forward dataflow within
+   functions (1 marks "not reached yet").  */
+
+static void
+t9_constants (const struct emitter *e, uint32_t *t9)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *clean;
+  bool changed = true;
+
+  if (entry == NULL)
+    {
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  mark_entries (e, entry);
+  /* A function that neither writes t9 nor calls nor leaves by a branch
+     keeps the t9 of its caller.  */
+  clean = malloc (cfg->n_funcs + 1);
+  if (clean == NULL)
+    {
+      free (entry);
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  memset (clean, 1, cfg->n_funcs + 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      if (b->flags & (BLOCK_F_CALL | BLOCK_F_INDIRECT | BLOCK_F_INVALID
+		      | BLOCK_F_FALLTHRU_EXIT))
+	clean[b->func] = 0;
+      for (uint32_t k = 0; k < b->n_succ; k++)
+	if (cfg->blocks[b->succ[k]].func != b->func)
+	  clean[b->func] = 0;
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn == NULL || (insn->writes & R (REG_T9)))
+	    clean[b->func] = 0;
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    t9[i] = entry[i] ? 0 : 1;
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  uint32_t v = t9[i];
+	  const struct insn *slot;
+	  const struct insn *last = cfg_block_control (&a->code, b, &slot);
+	  if (v == 1)
+	    continue;
+	  for (uint32_t x = b->start; x < b->end; x += 4)
+	    {
+	      const struct insn *insn = code_insn_at (&a->code, x);
+	      if (insn != NULL)
+		v = t9_const_step (e, v, insn);
+	    }
+	  if (b->flags & BLOCK_F_CALL)
+	    {
+	      const struct function *f = NULL;
+	      if (last != NULL && last->kind == INSN_CALL)
+		f = cfg_function_at (cfg, last->target);
+	      if (f == NULL || f->entry != last->target
+		  || !clean[f - cfg->funcs])
+		v = 0;
+	    }
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    {
+	      uint32_t t = b->succ[k];
+	      uint32_t nv = cfg->blocks[t].func != b->func ? 0 : v;
+	      uint32_t old = t9[t];
+	      if (old == 1)
+		t9[t] = nv;
+	      else if (old != nv)
+		t9[t] = 0;
+	      changed |= t9[t] != old;
+	    }
+	}
+      for (size_t k = 0; k < a->relocs.n_entries; k++)
+	{
+	  const struct reloc_entry *r = &a->relocs.entries[k];
+	  const struct block *to = cfg_block_at (cfg, r->target);
+	  if (r->type != RELOC_JUMP_TABLE || to == NULL
+	      || to->start != r->target || t9[to - cfg->blocks] == 0)
+	    continue;
+	  t9[to - cfg->blocks] = 0;
+	  changed = true;
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    if (t9[i] == 1)
+      t9[i] = 0;
+  free (entry);
+  free (clean);
+}
+
+/* True if t9 holds the original code address TARGET at INSN, the
+   control instruction ending block B (delay slot included), given the
+   block constants T9.  */
+
+static bool
+t9_holds_at (const struct emitter *e, const uint32_t *t9,
+	     const struct block *b, const struct insn *insn, uint32_t target)
+{
+  uint32_t v = t9[b - e->a->cfg.blocks];
+
+  for (uint32_t x = b->start; x < b->end && x <= insn->addr + 4; x += 4)
+    {
+      const struct insn *i = code_insn_at (&e->a->code, x);
+      if (i != NULL)
+	v = t9_const_step (e, v, i);
+    }
+  return v == target;
+}
+
+static void
+mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  uint32_t *t9 = malloc ((cfg->n_blocks + 1) * sizeof *t9);
+
+  if (t9 == NULL)
+    return;
+  t9_constants (e, t9);
+
+  /* Code that calls through another register breaks the convention.  */
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      if (code->sections[s].insns[k].kind == INSN_ICALL
+	  && code->sections[s].insns[k].rs != REG_T9)
+	{
+	  free (t9);
+	  return;
+	}
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0
+	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY)))
+      entry_ok[cfg->funcs[f].first_block] = 1;
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL)
+	entry_ok[b - cfg->blocks] = 0;
+    }
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *from, *to;
+	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+	    && insn->kind != INSN_JUMP)
+	  continue;
+	to = cfg_block_at (cfg, insn->target);
+	from = cfg_block_at (cfg, insn->addr);
+	if (to == NULL || from == NULL || to->start != insn->target
+	    || !entry_ok[to - cfg->blocks]
+	    || (from->func == to->func && insn->kind != INSN_CALL))
+	  continue;
+	if (!t9_holds_at (e, t9, from, insn, insn->target))
+	  entry_ok[to - cfg->blocks] = 0;
+      }
+  free (t9);
+  for (size_t i = 1; i < cfg->n_blocks; i++)
+    {
+      const struct block *prev = &cfg->blocks[i - 1];
+      if (entry_ok[i] && prev->end == cfg->blocks[i].start
+	  && !(prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (code, prev, &slot);
+	  if (ctl == NULL || ctl->kind != INSN_JUMP
+	      || (prev->flags & BLOCK_F_SLOT_ENTRY))
+	    entry_ok[i] = 0;
+	}
+    }
+}
+
+/* Compute t9_valid for every word of a position-independent object: a
+   forward dataflow like gp_dataflow's, from the function entries where
+   mark_t9_entries finds t9 set.  */
+
+static bool
+t9_dataflow (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *entry_ok = calloc (n + 1, 1);
+  unsigned char *in = malloc (n + 1);
+  bool changed = true;
+
+  if (entry == NULL || entry_ok == NULL || in == NULL)
+    {
+      free (entry);
+      free (entry_ok);
+      free (in);
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  if (e->fixed_address)
+    memset (in, 0, n + 1);
+  else
+    {
+      mark_entries (e, entry);
+      mark_t9_entries (e, entry_ok);
+      memset (in, 1, n + 1);
+    }
+  for (size_t i = 0; i < n; i++)
+    if (entry[i] && !entry_ok[i])
+      in[i] = 0;
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool o = t9_block (e, b, in[i], false);
+	  for (uint32_t s = 0; s < b->n_succ; s++)
+	    {
+	      uint32_t t = b->succ[s];
+	      bool v = o && cfg->blocks[t].func == b->func
+		       && !(b->flags & BLOCK_F_CALL);
+	      if (in[t] && !v)
+		{
+		  in[t] = 0;
+		  changed = true;
+		}
+	    }
+	}
+      for (size_t k = 0; k < a->relocs.n_entries; k++)
+	{
+	  const struct reloc_entry *r = &a->relocs.entries[k];
+	  const struct block *from, *to;
+	  bool v;
+	  if (r->type != RELOC_JUMP_TABLE)
+	    continue;
+	  from = cfg_block_at (cfg, r->aux2);
+	  to = cfg_block_at (cfg, r->target);
+	  if (from == NULL || to == NULL || to->start != r->target)
+	    continue;
+	  v = in[from - cfg->blocks] && from->func == to->func;
+	  for (uint32_t x = from->start; x < r->aux2; x += 4)
+	    {
+	      const struct insn *insn = code_insn_at (&a->code, x);
+	      if (insn != NULL)
+		v = t9_step (v, insn);
+	    }
+	  if (in[to - cfg->blocks] && !v)
+	    {
+	      in[to - cfg->blocks] = 0;
+	      changed = true;
+	    }
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    t9_block (e, &cfg->blocks[i], in[i], true);
+  free (entry);
+  free (entry_ok);
+  free (in);
   return true;
 }
 
@@ -376,17 +1036,17 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
   if (e->fixed_address)
     {
       sn->kind = COUNT_ABS;
-      choose_regs (sn, dead, 3, 0, 0);
+      choose_regs (sn, dead, LLSC_REGS, 0, 0);
     }
   else if (gp)
     {
       sn->kind = COUNT_GP;
-      choose_regs (sn, dead, 3, 0, 0);
+      choose_regs (sn, dead, LLSC_REGS, 0, 0);
     }
   else
     {
       sn->kind = COUNT_PC;
-      choose_regs (sn, dead, 4, REG_RA, 0);
+      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, 0);
     }
 }
 
@@ -439,8 +1099,8 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (code, b, &slot);
   uint32_t limit = ctl != NULL ? ctl->addr : b->end;
-  uint32_t first_gp = 0;
-  bool have_gp = false;
+  uint32_t first_gp = 0, first_t9 = 0, t9_free = 0;
+  bool have_gp = false, have_t9 = false, have_t9_free = false;
 
   if (ctl != NULL && slot == NULL)
     limit = b->start;
@@ -468,22 +1128,37 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      have_gp = true;
 	      first_gp = at;
 	    }
-	  if (popcount64 (dead) >= 3)
+	  if (popcount64 (dead) >= LLSC_REGS)
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_GP;
-	      choose_regs (&p->s, dead, 3, 0, 0);
+	      choose_regs (&p->s, dead, LLSC_REGS, 0, 0);
 	      return true;
+	    }
+	}
+      if (!e->fixed_address && !gp && at < b->end
+	  && e->t9_valid[emit_word_index (e, at)])
+	{
+	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  if (!have_t9)
+	    {
+	      have_t9 = true;
+	      first_t9 = at;
+	    }
+	  if (!have_t9_free && popcount64 (dead & ~R (REG_T9)) >= LLSC_REGS)
+	    {
+	      have_t9_free = true;
+	      t9_free = at;
 	    }
 	}
       if (e->fixed_address)
 	{
 	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
-	  if (popcount64 (dead) >= 3)
+	  if (popcount64 (dead) >= LLSC_REGS)
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_ABS;
-	      choose_regs (&p->s, dead, 3, 0, 0);
+	      choose_regs (&p->s, dead, LLSC_REGS, 0, 0);
 	      return true;
 	    }
 	}
@@ -499,12 +1174,21 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	}
     }
 
+  /* t9-relative without saving registers beats gp-relative with.  */
+  if (have_t9_free || (have_t9 && !have_gp))
+    {
+      p->at = have_t9_free ? t9_free : first_t9;
+      p->s.kind = COUNT_T9;
+      choose_regs (&p->s, ~cfg_live_at (code, cfg, b, p->at) & SCRATCH_MASK,
+		   LLSC_REGS, 0, R (REG_T9));
+      return true;
+    }
   if (have_gp)
     {
       p->at = first_gp;
       p->s.kind = COUNT_GP;
       choose_regs (&p->s, ~cfg_live_at (code, cfg, b, first_gp) & SCRATCH_MASK,
-		   3, 0, 0);
+		   LLSC_REGS, 0, 0);
       return true;
     }
   if (point_in_llsc (e, b, b->start))
@@ -513,12 +1197,13 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   if (e->fixed_address)
     {
       p->s.kind = COUNT_ABS;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 3, 0, 0);
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, LLSC_REGS, 0, 0);
     }
   else
     {
       p->s.kind = COUNT_PC;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, 4, REG_RA, 0);
+      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, LLSC_REGS + 1, REG_RA,
+		   0);
     }
   return true;
 }
@@ -528,7 +1213,8 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 static uint32_t
 snippet_words (const struct snippet *p)
 {
-  uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3 : 1);
+  uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3
+			     : p->kind == COUNT_T9 ? 2 : 1);
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
@@ -810,10 +1496,13 @@ mark_llsc (struct emitter *e)
 }
 
 bool
-emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
+emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
+	   char **errmsg)
 {
   const struct code *code = &a->code;
   size_t total = 0;
+  uint32_t *cost;
+  bool ok;
 
   memset (e, 0, sizeof *e);
   e->a = a;
@@ -842,6 +1531,7 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
   e->insn_new = calloc (total + 1, sizeof *e->insn_new);
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
   e->gp_valid = calloc (total + 1, 1);
+  e->t9_valid = calloc (total + 1, 1);
   e->long_kind = calloc (total + 1, 1);
   e->long_reg = calloc (total + 1, 1);
   e->long_slot = calloc (total + 1, sizeof *e->long_slot);
@@ -853,25 +1543,52 @@ emit_plan (struct emitter *e, const struct analysis *a, char **errmsg)
   e->needs_pad = calloc (total + 1, 1);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
-      || e->gp_valid == NULL || e->plans == NULL || e->long_kind == NULL
+      || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
       || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL
       || e->pad == NULL || e->needs_pad == NULL)
     goto nomem;
   mark_entered (e);
   mark_llsc (e);
-  if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg))
+  if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg)
+      || !t9_dataflow (e, errmsg))
     return false;
+  cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
+  if (cost == NULL)
+    goto nomem;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
       if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
-	return false;
+	{
+	  free (cost);
+	  return false;
+	}
+      cost[i] = snippet_words (&p->s);
+      if (p->edge)
+	cost[i] += snippet_words (&p->taken) + 4;
+    }
+  ok = derive_plan (a, cost, all_blocks, &e->derive, errmsg);
+  free (cost);
+  if (!ok)
+    return false;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      if (!e->derive.measured[i])
+	{
+	  memset (p, 0, sizeof *p);
+	  p->derived = true;
+	  e->n_derived++;
+	  continue;
+	}
       e->n_edge += p->edge;
       if (p->s.kind == COUNT_GP)
 	e->n_count_gp++;
       else if (p->s.kind == COUNT_PC)
 	e->n_count_pc++;
+      else if (p->s.kind == COUNT_T9)
+	e->n_count_t9++;
       else
 	e->n_count_abs++;
       if (p->s.n_spill > 0)
@@ -1012,7 +1729,7 @@ layout_pass (struct emitter *e)
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
-	  if (at == p->at && !p->edge)
+	  if (at == p->at && !p->edge && !p->derived)
 	    pc += 4 * snippet_words (&p->s);
 	  if (e->xlate[w].kind != 0xff)
 	    pc += 4 * xlate_words (&e->xlate[w]);
@@ -1031,7 +1748,7 @@ layout_pass (struct emitter *e)
 	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
 	  pc += 4 * (snippet_words (&p->taken) + 2);
 	}
-      else if (p->at == b->end)
+      else if (p->at == b->end && !p->derived)
 	pc += 4 * snippet_words (&p->s);
     }
   e->text_size = pc - e->text_addr;
@@ -1243,24 +1960,33 @@ put_unspill (struct cursor *c, const struct snippet *sn)
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
 }
 
-/* The ll/sc increment of the counter at LO(R1), scratch R2 and R3.  */
+/* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
+   usual path runs 7 instructions; a carry out of the low word (once in
+   2^32 counts) branches forward out of the ll/sc pair, as a
+   compare-and-swap does when the comparison fails, stores the zero and
+   then increments the high word.  */
 
 static void
-put_llsc (struct cursor *c, unsigned r1, unsigned r2, unsigned r3, int32_t lo)
+put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo)
 {
-  put (c, itype (OP_LL, r1, r2, (uint32_t) lo));
-  put (c, itype (OP_ADDIU, r2, r3, 1));
-  put (c, itype (OP_SC, r1, r3, (uint32_t) lo));
-  put (c, itype (OP_BEQ, r3, 0, (uint32_t) -4));
+  put (c, itype (OP_LL, r1, r2, (uint32_t) lo));	/* retry: */
   put (c, itype (OP_ADDIU, r2, r2, 1));
-  put (c, itype (OP_BNE, r2, 0, 6));
+  put (c, itype (OP_BEQ, r2, 0, 6));			/* to carry */
   put (c, 0);
-  put (c, itype (OP_LL, r1, r2, (uint32_t) (lo + 4)));
+  put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
+  put (c, itype (OP_BNE, r2, 0, 11));			/* to done */
+  put (c, 0);
+  put (c, itype (OP_BEQ, 0, 0, (uint32_t) -8));		/* to retry */
+  put (c, 0);
+  put (c, itype (OP_SC, r1, r2, (uint32_t) lo));	/* carry: */
+  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -11));	/* to retry */
+  put (c, 0);
+  put (c, itype (OP_LL, r1, r2, (uint32_t) (lo + 4)));	/* high: */
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (OP_SC, r1, r2, (uint32_t) (lo + 4)));
-  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));
+  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
   put (c, 0);
-}
+}							/* done: */
 
 /* Write the counter increment of block INDEX planned in P.  */
 
@@ -1269,7 +1995,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 {
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
-  unsigned r1, r2, r3;
+  unsigned r1, r2;
   uint32_t hi;
   int32_t lo;
 
@@ -1282,19 +2008,29 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 	uint32_t slot = e->got.n_old_local + chunk;
 	r1 = p->regs[0];
 	r2 = p->regs[1];
-	r3 = p->regs[2];
 	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
 	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, r3, lo);
+	put_llsc (c, r1, r2, lo);
+      }
+      break;
+    case COUNT_T9:
+      {
+	const struct cfg *cfg = &e->a->cfg;
+	const struct function *f = &cfg->funcs[cfg->blocks[index].func];
+	r1 = p->regs[0];
+	r2 = p->regs[1];
+	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
+	put (c, itype (OP_LUI, 0, r1, hi));
+	put (c, addu (r1, r1, REG_T9));
+	put_llsc (c, r1, r2, lo);
       }
       break;
     case COUNT_ABS:
       r1 = p->regs[0];
       r2 = p->regs[1];
-      r3 = p->regs[2];
       split_hi_lo (counter, &hi, &lo);
       put (c, itype (OP_LUI, 0, r1, hi));
-      put_llsc (c, r1, r2, r3, lo);
+      put_llsc (c, r1, r2, lo);
       break;
     default:
       {
@@ -1302,12 +2038,11 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 	uint32_t here = c->pc + 8;
 	r1 = p->regs[1];
 	r2 = p->regs[2];
-	r3 = p->regs[3];
 	split_hi_lo (counter - here, &hi, &lo);
 	put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
 	put (c, itype (OP_LUI, 0, r1, hi));
 	put (c, addu (r1, r1, REG_RA));
-	put_llsc (c, r1, r2, r3, lo);
+	put_llsc (c, r1, r2, lo);
       }
       break;
     }
@@ -1687,7 +2422,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
-	  if (at == p->at && !p->edge)
+	  if (at == p->at && !p->edge && !p->derived)
 	    put_snippet (&c, i, &p->s);
 	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
@@ -1701,7 +2436,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	}
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
 	return false;
-      if (!p->edge && p->at == b->end)
+      if (!p->edge && !p->derived && p->at == b->end)
 	put_snippet (&c, i, &p->s);
     }
   if (c.pc != e->text_addr + e->text_size)
@@ -1720,6 +2455,7 @@ emit_free (struct emitter *e)
   free (e->insn_new);
   free (e->gotref_slot);
   free (e->gp_valid);
+  free (e->t9_valid);
   free (e->long_kind);
   free (e->long_reg);
   free (e->long_slot);
@@ -1730,6 +2466,7 @@ emit_free (struct emitter *e)
   free (e->pad);
   free (e->needs_pad);
   free (e->plans);
+  derive_free (&e->derive);
   free (e->got.new_values);
   free (e->got.target_of);
   memset (e, 0, sizeof *e);

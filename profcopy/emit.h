@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "derive.h"
 
 /* The new GOT: the old one with new local entries inserted after the
    old local ones, so that gp-relative offsets below the old global
@@ -47,7 +48,7 @@ struct snippet
 {
   uint8_t kind;			/* enum count_kind.  */
   uint8_t n_spill;		/* Registers saved around it.  */
-  uint8_t regs[4];		/* Scratch: r1, r2, r3 (ra first for COUNT_PC).  */
+  uint8_t regs[4];		/* Scratch: r1, r2 (ra first for COUNT_PC).  */
   uint8_t spill[4];		/* The ones that must be saved.  */
 };
 
@@ -69,6 +70,8 @@ struct count_plan
   struct snippet s;		/* The increment at AT (fall-through edge).  */
   struct snippet taken;		/* With EDGE: the one in the branch's stub.  */
   uint32_t stub;		/* With EDGE: where the stub is laid out.  */
+  bool derived;			/* No counter: the count follows from others'
+				   (derive.c); AT is 0.  */
 };
 
 /* How a direct branch that cannot reach its new target is written.  */
@@ -91,7 +94,9 @@ enum count_kind
 {
   COUNT_GP,			/* Counter chunk from the new GOT via gp.  */
   COUNT_PC,			/* PC-relative through bal (no valid gp).  */
-  COUNT_ABS			/* Absolute address (fixed-address objects).  */
+  COUNT_ABS,			/* Absolute address (fixed-address objects).  */
+  COUNT_T9			/* Relative to t9, which holds the new address
+				   of the function's entry.  */
 };
 
 struct emitter
@@ -121,8 +126,11 @@ struct emitter
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
   uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
+  uint8_t *t9_valid;		/* t9 holds the new address of the entry of
+				   the word's function.  */
 
   struct count_plan *plans;	/* Per block.  */
+  struct derive derive;		/* Which blocks have counters.  */
   uint32_t text_addr;		/* Where the new text starts.  */
   uint32_t old_start, old_end;	/* The original code range of the map.  */
   uint32_t text_size;
@@ -130,16 +138,19 @@ struct emitter
   struct new_got got;
 
   /* Statistics for -v.  */
-  size_t n_count_gp, n_count_pc, n_count_abs, n_spilled;
+  size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
+  size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;
   size_t n_xlate, n_xlate_skipped;
 };
 
 /* Prepare E for the analysis A: the gp state of every word, the count
-   plan of every block and the new GOT's entries (their addresses are
-   fixed later).  False with *ERRMSG on failure.  */
-bool emit_plan (struct emitter *e, const struct analysis *a, char **errmsg);
+   plan of every block (a counter in every one with ALL_BLOCKS, else
+   only where derive.c says) and the new GOT's entries (their addresses
+   are fixed later).  False with *ERRMSG on failure.  */
+bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
+		char **errmsg);
 
 /* Lay out the new text at TEXT_ADDR: fill map and insn_new and set
    text_size.  */

@@ -53,6 +53,7 @@ struct options
   bool verbose;
   bool whole_program;
   bool poison_original;
+  bool all_blocks;
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
 };
@@ -60,7 +61,8 @@ struct options
 /* Codes of the long options without a short form.  */
 enum option_code
 {
-  OPTION_DUMP_BLOCKS = 256,
+  OPTION_ALL_BLOCKS = 256,
+  OPTION_DUMP_BLOCKS,
   OPTION_DUMP_RELOCS,
   OPTION_LIST_NEEDED,
   OPTION_POISON_ORIGINAL,
@@ -71,6 +73,7 @@ enum option_code
 
 /* Sorted by name.  */
 static const struct option long_options[] = {
+  { "all-blocks", no_argument, NULL, OPTION_ALL_BLOCKS },
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
   { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
   { "help", no_argument, NULL, 'h' },
@@ -100,6 +103,9 @@ usage (FILE *stream, int status)
   -o, --output=FILE|DIR          Write the result here\n\
       --poison-original          Fill the original code with trap\n\
                                    instructions\n\
+      --all-blocks               Put a counter in every block (by default\n\
+                                   blocks whose counts follow from others'\n\
+                                   have none)\n\
       --runtime=FILE             The runtime library to copy with\n\
                                    --whole-program (default: %s/mips[el]/%s)\n\
       --dump-relocs              Print the relocation information table\n\
@@ -198,6 +204,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   char *err = NULL;
 
   ropts.poison_original = opts->poison_original;
+  ropts.all_blocks = opts->all_blocks;
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -432,7 +439,7 @@ int
 main (int argc, char **argv)
 {
   struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false, false, false, NULL, NULL };
+			  false, false, false, false, NULL, NULL };
   int status = 0;
   int c;
 
@@ -450,6 +457,9 @@ main (int argc, char **argv)
 	break;
       case OPTION_POISON_ORIGINAL:
 	opts.poison_original = true;
+	break;
+      case OPTION_ALL_BLOCKS:
+	opts.all_blocks = true;
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;

@@ -95,7 +95,7 @@ struct rewriter
   unsigned char *image;		/* The copy of the original that is patched.  */
   bool main_program;
   uint32_t seg_offset;		/* File offset of the new segment.  */
-  struct new_section sections[8];	/* Section headers for the segment.  */
+  struct new_section sections[12];	/* Section headers for the segment.  */
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
   uint32_t map_addr;		/* Address of the map table.  */
@@ -572,6 +572,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   bool be = obj->big_endian;
   uint32_t max_end = 0, text_start, text_end;
   size_t hdr, path_off, id_off = 0, text_off, map_off, blocks_off, got_off;
+  size_t derive_off = 0;
   char *real = realpath (in_path, NULL);
   const char *path = real != NULL ? real : in_path;
   unsigned char *h;
@@ -608,6 +609,13 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   text_end = e->old_end;
   map_off = seg_reserve (sb, text_end - text_start, 4);
   blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
+  if (e->derive.n_measured < cfg->n_blocks)
+    {
+      derive_off = seg_reserve (sb, 8 + 4 * cfg->n_blocks
+				+ 8 * e->derive.n_links, 4);
+      if (derive_off == (size_t) -1)
+	goto nomem;
+    }
   got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   if (map_off == (size_t) -1 || blocks_off == (size_t) -1
       || got_off == (size_t) -1)
@@ -634,6 +642,11 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   add_section (rw, ".profcopy.blocks", SHT_PROGBITS, SHF_ALLOC,
 	       sb->vaddr + (uint32_t) blocks_off, 8 * (uint32_t) cfg->n_blocks,
 	       4);
+  if (derive_off != 0)
+    add_section (rw, ".profcopy.derive", SHT_PROGBITS, SHF_ALLOC,
+		 sb->vaddr + (uint32_t) derive_off,
+		 8 + 4 * (uint32_t) cfg->n_blocks
+		 + 8 * (uint32_t) e->derive.n_links, 4);
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 	       e->counters, 8 * (uint32_t) cfg->n_blocks, 16);
   move_section_header (rw, ".got", e->got.addr,
@@ -661,6 +674,18 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	     cfg->blocks[i].end - cfg->blocks[i].start, be);
     }
 
+  if (derive_off != 0)
+    {
+      unsigned char *d = sb->buf + derive_off;
+      put32 (d, e->derive.n_vertices, be);
+      put32 (d + 4, (uint32_t) e->derive.n_links, be);
+      d += 8;
+      for (size_t i = 0; i < cfg->n_blocks; i++, d += 4)
+	put32 (d, e->derive.rule[i], be);
+      for (size_t i = 0; i < 2 * e->derive.n_links; i++, d += 4)
+	put32 (d, e->derive.links[i], be);
+    }
+
   h = sb->buf + hdr;
   memcpy (h, PC_SEGMENT_MAGIC, sizeof PC_SEGMENT_MAGIC);
   put32 (h + 8, PC_SEGMENT_VERSION, be);
@@ -678,6 +703,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	 be);
   put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
   put32 (h + 60, rw->main_program ? PC_SEGMENT_F_MAIN : 0, be);
+  put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
 
   apply_relocs (rw);
   move_got_relocs (rw);
@@ -714,7 +740,7 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
-  if (!emit_plan (&rw.e, &rw.a, errmsg))
+  if (!emit_plan (&rw.e, &rw.a, opts->all_blocks, errmsg))
     goto done;
   rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
   rw.image = malloc (rw.a.obj.size);
@@ -727,13 +753,14 @@ rewrite_object (const char *in_path, const char *out_path,
   if (!build (&rw, in_path, errmsg))
     goto done;
   if (opts->verbose)
-    fprintf (stderr, "profcopy: %s: %zu blocks (%zu counted through gp, "
+    fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
+	     "others' counts, %zu counted through gp, %zu through t9, "
 	     "%zu pc-relative, %zu absolute, %zu with saved registers, "
 	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
 	     "%u new GOT entries, new text %u bytes\n", in_path,
-	     rw.a.cfg.n_blocks, rw.e.n_count_gp, rw.e.n_count_pc,
-	     rw.e.n_count_abs, rw.e.n_spilled, rw.e.n_edge, rw.e.n_long_calls,
+	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
+	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs, rw.e.n_spilled, rw.e.n_edge, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.text_size);
 

@@ -73,7 +73,7 @@ static struct
   int fd;
   int error;			/* errno of the first failed write, or 0.  */
   size_t len;
-  unsigned char buf[8192];
+  unsigned char buf[8192] __attribute__ ((aligned (8)));
 } out;
 
 /* Write the LEN bytes at P to standard error, ignoring failures.  */
@@ -238,6 +238,86 @@ put64 (uint64_t v)
   put32 ((uint32_t) v);
   put32 ((uint32_t) (v >> 32));
 }
+
+/* V as the little-endian file wants it, for a whole-word store.  */
+
+static inline uint32_t
+le32 (uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return __builtin_bswap32 (v);
+#else
+  return v;
+#endif
+}
+
+static uint64_t read_count (const volatile struct pc_counter *c);
+
+/* Append the block table and the counts of N blocks: BLOCKS (link-time
+   start and size), and COUNTS or, when it is NULL, the live COUNTERS.
+   Whole words go straight into the buffer, a buffer's worth at a time:
+   this is the bulk of every profile.  */
+
+static void
+put_blocks_and_counts (const struct pc_block *blocks, uint32_t n,
+		       const uint64_t *counts,
+		       const volatile struct pc_counter *counters)
+{
+  uint32_t b = 0;
+
+  while (b < n)
+    {
+      uint32_t room, k, end;
+      uint32_t *w;
+
+      if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
+	{
+	  put32 (blocks[b].start);
+	  put32 (blocks[b].size);
+	  b++;
+	  continue;
+	}
+      room = (uint32_t) (sizeof out.buf - out.len) / 8;
+      end = n - b < room ? n : b + room;
+      w = (uint32_t *) (void *) (out.buf + out.len);
+      for (k = b; k < end; k++, w += 2)
+	{
+	  w[0] = le32 (blocks[k].start);
+	  w[1] = le32 (blocks[k].size);
+	}
+      out.len += 8 * (end - b);
+      b = end;
+      if (out.len == sizeof out.buf)
+	flush ();
+    }
+  b = 0;
+  while (b < n)
+    {
+      uint32_t room, k, end;
+      uint32_t *w;
+
+      if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
+	{
+	  put64 (counts != NULL ? counts[b] : read_count (&counters[b]));
+	  b++;
+	  continue;
+	}
+      room = (uint32_t) (sizeof out.buf - out.len) / 8;
+      end = n - b < room ? n : b + room;
+      w = (uint32_t *) (void *) (out.buf + out.len);
+      for (k = b; k < end; k++, w += 2)
+	{
+	  uint64_t v = counts != NULL ? counts[k] : read_count (&counters[k]);
+	  w[0] = le32 ((uint32_t) v);
+	  w[1] = le32 ((uint32_t) (v >> 32));
+	}
+      out.len += 8 * (end - b);
+      b = end;
+      if (out.len == sizeof out.buf)
+	flush ();
+    }
+}
+
 
 /* Return true if the LEN bytes at link-time address ADDR lie inside one
    PT_LOAD segment of the object INFO describes.  If so and END is not
@@ -501,6 +581,64 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
   return true;
 }
 
+/* The derivation table of the object with header H, load bias BIAS and
+   program headers PHDR, PHNUM, if it has a valid one, else NULL.  */
+
+static const struct pc_derive *
+snap_derive (const struct pc_segment_header *h, uintptr_t bias,
+	     const ElfW (Phdr) *phdr, size_t phnum)
+{
+  const struct pc_derive *d;
+
+  if (h->derive == 0 || (h->derive & 3) != 0
+      || !snap_in_object (phdr, phnum, h->derive, sizeof *d))
+    return NULL;
+  d = (const struct pc_derive *) (bias + h->derive);
+  if (d->n_vertices != 2 * h->n_blocks + 1
+      || d->n_links > d->n_vertices
+      || !snap_in_object (phdr, phnum, h->derive,
+			  sizeof *d + 4 * h->n_blocks + 8 * d->n_links))
+    return NULL;
+  return d;
+}
+
+/* Fill in the N_BLOCKS counts COUNTS of the blocks that have no counter,
+   from the others, as D says (segment.h); ACC is D->n_vertices zeros
+   (fresh pages: zeroing them here could become a call to memset, which
+   is profiled code, before the counts of libc are copied).  A value out
+   of range stops the derivation.  */
+
+static void
+snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
+		    uint64_t *counts, uint64_t *acc)
+{
+  const uint32_t *rule = (const uint32_t *) (d + 1);
+  const uint32_t *link = rule + n_blocks;
+  uint32_t n = d->n_vertices;
+
+  for (uint32_t b = 0; b < n_blocks; b++)
+    if (rule[b] == 0)
+      {
+	acc[2 * b] += counts[b];
+	acc[2 * b + 1] -= counts[b];
+      }
+  for (const uint32_t *l = link, *end = link + 2 * d->n_links; l < end;
+       l += 2)
+    {
+      uint32_t child = l[0], parent = l[1];
+      if (__builtin_expect ((child >= n) | (parent >= n), 0))
+	return;
+      acc[parent] += acc[child];
+    }
+  for (uint32_t b = 0; b < n_blocks; b++)
+    if (rule[b] != 0)
+      {
+	uint32_t v = (rule[b] - 1) / 2;
+	if (v < n)
+	  counts[b] = (rule[b] & 1) ? acc[v] : -acc[v];
+      }
+}
+
 /* Copy every counter of every profiled object of the process into new
    private pages and return them, or NULL if nothing is profiled or the
    pages cannot be had.  No libc function is called (the test suite's
@@ -513,9 +651,9 @@ PCRT_EXPORT __attribute__ ((noinline)) struct snapshot *
 profcopy_snapshot (void)
 {
   uint32_t n_objects = 0;
-  size_t n_blocks = 0, size;
+  size_t n_blocks = 0, size, n_vertices = 0;
   struct snapshot *s;
-  uint64_t *counts;
+  uint64_t *counts, *acc;
 
   for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
     {
@@ -526,14 +664,17 @@ profcopy_snapshot (void)
       if (snap_phdrs (l->l_addr, &phdr, &phnum)
 	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL)
 	{
+	  const struct pc_derive *d = snap_derive (h, l->l_addr, phdr, phnum);
 	  n_objects++;
 	  n_blocks += h->n_blocks;
+	  if (d != NULL)
+	    n_vertices += d->n_vertices;
 	}
     }
   if (n_objects == 0)
     return NULL;
   size = sizeof *s + n_objects * sizeof s->objects[0]
-	 + n_blocks * sizeof (uint64_t);
+	 + (n_blocks + n_vertices) * sizeof (uint64_t);
   size = (size + 4095) & ~(size_t) 4095;
   s = raw_mmap (size);
   if (s == NULL)
@@ -543,6 +684,7 @@ profcopy_snapshot (void)
   s->n_blocks = 0;
   s->total = 0;
   counts = (uint64_t *) &s->objects[n_objects];
+  acc = counts + n_blocks;
   for (const struct link_map *l = _r_debug.r_map;
        l != NULL && s->n_objects < n_objects; l = l->l_next)
     {
@@ -551,6 +693,7 @@ profcopy_snapshot (void)
       const struct pc_segment_header *h;
       struct snap_object *o;
       const volatile struct pc_counter *c;
+      const struct pc_derive *d;
 
       if (!snap_phdrs (l->l_addr, &phdr, &phnum)
 	  || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
@@ -563,11 +706,16 @@ profcopy_snapshot (void)
       o->counts = counts;
       c = (const volatile struct pc_counter *) (l->l_addr + h->counters);
       for (uint32_t b = 0; b < h->n_blocks; b++)
+	counts[b] = read_count (&c[b]);
+      d = snap_derive (h, l->l_addr, phdr, phnum);
+      if (d != NULL && d->n_vertices <= n_vertices)
 	{
-	  uint64_t v = read_count (&c[b]);
-	  counts[b] = v;
-	  s->total += v;
+	  snap_derive_counts (d, h->n_blocks, counts, acc);
+	  acc += d->n_vertices;
+	  n_vertices -= d->n_vertices;
 	}
+      for (uint32_t b = 0; b < h->n_blocks; b++)
+	s->total += counts[b];
       counts += h->n_blocks;
       s->n_blocks += h->n_blocks;
     }
@@ -655,16 +803,8 @@ put_record (const struct seg_view *view, uintptr_t bias)
   put_zeros (path_pad - view->path_len);
   put_bytes (view->build_id, view->build_id_len);
   put_zeros (bid_pad - view->build_id_len);
-  for (uint32_t b = 0; b < h->n_blocks; b++)
-    {
-      put32 (view->blocks[b].start);
-      put32 (view->blocks[b].size);
-    }
-  {
-    const uint64_t *snap = snapshot_counts (h, bias);
-    for (uint32_t b = 0; b < h->n_blocks; b++)
-      put64 (snap != NULL ? snap[b] : read_count (&view->counters[b]));
-  }
+  put_blocks_and_counts (view->blocks, h->n_blocks,
+			 snapshot_counts (h, bias), view->counters);
 }
 
 /* dl_iterate_phdr callback: visit the profcopy segments of the object

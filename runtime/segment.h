@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 1
+#define PC_SEGMENT_VERSION 2
 
 struct pc_segment_header
 {
@@ -38,11 +38,28 @@ struct pc_segment_header
   uint32_t build_id;		/* NT_GNU_BUILD_ID bytes, or 0.  */
   uint32_t build_id_len;
   uint32_t flags;		/* PC_SEGMENT_F_*.  */
-  uint32_t reserved[2];
+  uint32_t derive;		/* struct pc_derive, or 0: every block
+				   has a counter.  */
+  uint32_t reserved;
 };
 
 /* The object is the main program.  */
 #define PC_SEGMENT_F_MAIN	0x1
+
+/* How the counts of the blocks without a counter follow from the
+   others (profcopy/derive.c explains why this is exact).  Vertex 2i is
+   the entry of block i, 2i+1 its exit.  With ACC[v] zero for every
+   vertex, a counted block i (RULE[i] == 0) with count C adds C to
+   ACC[2i] and subtracts it from ACC[2i+1]; then, for each (child,
+   parent) pair of LINKS in order, ACC[parent] += ACC[child]; then a
+   block with RULE[i] == 1 + 2v counts ACC[v], one with RULE[i] == 2 + 2v
+   counts -ACC[v], all modulo 2^64.  The header is followed by
+   uint32_t rule[n_blocks], then uint32_t links[2 * n_links].  */
+struct pc_derive
+{
+  uint32_t n_vertices;
+  uint32_t n_links;
+};
 
 /* One basic block of the original object.  */
 struct pc_block

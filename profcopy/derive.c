@@ -1,0 +1,431 @@
+/* derive.c -- which blocks get a counter, and how the others' counts
+   follow from them.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Control flows through a graph: each block is an edge from its entry
+   vertex to its exit vertex (the "through" edge, whose flow is the
+   block's count), a direct branch or a fall-through is an edge from one
+   block's exit to another's entry, and everything the rewriter cannot
+   see -- calls and returns, indirect jumps, the unwinder, signals, a
+   system call that may not return -- is an edge to or from one vertex,
+   the outside.  At any moment when every thread sits at a call (as
+   when the profile is written, from exit, exec or fork), the flow into
+   each vertex equals the flow out of it.
+
+   Let U be the edges whose flow is not counted.  A block's count
+   follows from the counted ones exactly when its through edge lies on
+   no cycle of U: cut U there and the flow across the cut is the sum of
+   counted flows across it.  So: put every branch and outside edge in
+   U, then add through edges, heaviest first (blocks in loops, costly
+   counters), as long as they join two components (Kruskal); a through
+   edge that would close a cycle gets a counter.  Cycles made of branch
+   and outside edges alone do no harm, since they cross no cut of a
+   through edge in the forest.  This is Ball and Larus's placement
+   ("Optimally profiling and tracing programs", 1994) restricted to
+   counters in blocks, which costs no extra jumps.
+
+   The runtime sums the counted flows of every subtree in post-order;
+   the flow of a through edge in the forest is then plus or minus the
+   sum of the subtree hanging below it.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "derive.h"
+
+#define NONE UINT32_MAX
+
+/* Flow graph under construction.  */
+struct graph
+{
+  uint32_t n_vertices, outside;
+  uint32_t *uf;			/* Union-find parents.  */
+  uint32_t *tree;		/* Forest edges, 2 words each.  */
+  size_t n_tree;
+};
+
+static uint32_t
+find (uint32_t *uf, uint32_t v)
+{
+  while (uf[v] != v)
+    {
+      uf[v] = uf[uf[v]];
+      v = uf[v];
+    }
+  return v;
+}
+
+/* Join U and V in G; record the edge in the forest if it joined two
+   components, and return whether it did.  */
+
+static bool
+join (struct graph *g, uint32_t u, uint32_t v)
+{
+  uint32_t ru = find (g->uf, u), rv = find (g->uf, v);
+
+  if (ru == rv)
+    return false;
+  g->uf[ru] = rv;
+  g->tree[2 * g->n_tree] = u;
+  g->tree[2 * g->n_tree + 1] = v;
+  g->n_tree++;
+  return true;
+}
+
+/* The index of the block of CFG that starts at ADDR, or -1.  */
+
+static long
+block_starting (const struct cfg *cfg, uint32_t addr)
+{
+  const struct block *b = cfg_block_at (cfg, addr);
+
+  return b != NULL && b->start == addr ? b - cfg->blocks : -1;
+}
+
+/* Set OUTSIDE_IN[i] for every block that control may enter other than
+   by a direct branch or falling in: function entries, return points,
+   code addresses of the relocation table (jump tables included),
+   landing pads, symbols, starts of sections and of runs after data.  */
+
+static void
+mark_outside_entries (const struct analysis *a, uint8_t *outside_in)
+{
+  const struct cfg *cfg = &a->cfg;
+  long k;
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if ((k = block_starting (cfg, cfg->funcs[f].entry)) >= 0)
+      outside_in[k] = 1;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    if ((k = block_starting (cfg, a->relocs.entries[i].target)) >= 0)
+      outside_in[k] = 1;
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    if ((k = block_starting (cfg, a->landing_pads[i])) >= 0)
+      outside_in[k] = 1;
+  for (size_t i = 0; i < a->obj.n_symbols; i++)
+    if ((k = block_starting (cfg, a->obj.symbols[i].value)) >= 0)
+      outside_in[k] = 1;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct block *prev = i > 0 ? b - 1 : NULL;
+
+      if (prev == NULL || prev->end != b->start
+	  || (prev->flags & (BLOCK_F_CALL | BLOCK_F_INVALID
+			     | BLOCK_F_SLOT_ENTRY))
+	  || (b->flags & (BLOCK_F_SLOT_ENTRY | BLOCK_F_INVALID)))
+	outside_in[i] = 1;
+      else
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, prev, &slot);
+	  if (ctl != NULL && slot == NULL)
+	    outside_in[i] = 1;	/* Its slot starts this block.  */
+	}
+    }
+}
+
+/* Add the outside, branch and fall-through edges of block I of A to G;
+   mark in BACK the loops they close (DEPTH_DIFF, a difference array over
+   block indices).  */
+
+static void
+add_block_edges (const struct analysis *a, size_t i, struct graph *g,
+		 int32_t *depth_diff)
+{
+  const struct cfg *cfg = &a->cfg;
+  const struct block *b = &cfg->blocks[i];
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+  uint32_t in = 2 * (uint32_t) i, out = in + 1;
+  uint32_t dests[3];
+  unsigned n_dests = 0;
+  bool outside_out = false;
+
+  if (b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN | BLOCK_F_INDIRECT
+		  | BLOCK_F_FALLTHRU_EXIT | BLOCK_F_INVALID
+		  | BLOCK_F_SLOT_ENTRY))
+    outside_out = true;
+  /* A trap or a system call (exit) may leave the block for good.  */
+  for (uint32_t at = b->start; at < b->end; at += 4)
+    {
+      const struct insn *insn = code_insn_at (&a->code, at);
+      if (insn == NULL || insn->kind == INSN_INVALID
+	  || (insn->flags & INSN_F_TRAP)
+	  || (insn->op == 0 && (insn->word & 0x3f) == 0x0c))
+	outside_out = true;
+    }
+  if (ctl != NULL && slot == NULL)
+    outside_out = true;
+  else if (!(b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+    {
+      if (ctl == NULL || ctl->kind == INSN_BRANCH)
+	dests[n_dests++] = b->end;
+      if (ctl != NULL && (ctl->kind == INSN_BRANCH || ctl->kind == INSN_JUMP))
+	dests[n_dests++] = ctl->target;
+    }
+  if ((b->flags & BLOCK_F_SLOT_ENTRY) && n_dests < 3
+      && (ctl == NULL || ctl->kind != INSN_BRANCH))
+    dests[n_dests++] = b->end;	/* Entered at the slot, it falls.  */
+  for (unsigned k = 0; k < n_dests; k++)
+    {
+      long j = block_starting (cfg, dests[k]);
+      if (j < 0)
+	{
+	  outside_out = true;
+	  continue;
+	}
+      join (g, out, 2 * (uint32_t) j);
+      if ((size_t) j <= i && cfg->blocks[j].func == b->func)
+	{
+	  depth_diff[j]++;
+	  depth_diff[i + 1]--;
+	}
+    }
+  if (outside_out)
+    join (g, out, g->outside);
+  if (b->flags & BLOCK_F_SLOT_ENTRY)
+    join (g, out, g->outside);	/* Entries at the slot.  */
+}
+
+/* Order for the through edges: heaviest first, then by index.  */
+
+struct weighted
+{
+  uint32_t weight, block;
+};
+
+static int
+compare_weighted (const void *pa, const void *pb)
+{
+  const struct weighted *a = pa, *b = pb;
+
+  if (a->weight != b->weight)
+    return a->weight > b->weight ? -1 : 1;
+  return a->block < b->block ? -1 : a->block > b->block;
+}
+
+/* Walk the forest of G: set PARENT of every vertex (NONE for roots) and
+   list the vertices in post-order in ORDER.  False when out of memory.  */
+
+static bool
+walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
+{
+  uint32_t n = g->n_vertices;
+  uint32_t *start = calloc ((size_t) n + 1, sizeof *start);
+  uint32_t *adj = malloc ((2 * g->n_tree + 1) * sizeof *adj);
+  uint32_t *stack = malloc (((size_t) n + 1) * sizeof *stack);
+  uint32_t *next = malloc (((size_t) n + 1) * sizeof *next);
+  size_t n_order = 0;
+  bool ok = start != NULL && adj != NULL && stack != NULL && next != NULL;
+
+  if (ok)
+    {
+      for (size_t e = 0; e < 2 * g->n_tree; e++)
+	start[g->tree[e] + 1]++;
+      for (uint32_t v = 0; v < n; v++)
+	start[v + 1] += start[v];
+      memcpy (next, start, (size_t) n * sizeof *next);
+      for (size_t e = 0; e < g->n_tree; e++)
+	{
+	  uint32_t u = g->tree[2 * e], v = g->tree[2 * e + 1];
+	  adj[next[u]++] = v;
+	  adj[next[v]++] = u;
+	}
+      memcpy (next, start, (size_t) n * sizeof *next);
+      for (uint32_t v = 0; v < n; v++)
+	parent[v] = NONE - 1;	/* Not visited.  */
+      /* The outside first, so that it is a root.  */
+      for (uint32_t k = 0; k <= n; k++)
+	{
+	  uint32_t root = k == 0 ? g->outside : k - 1;
+	  size_t sp = 0;
+
+	  if (parent[root] != NONE - 1)
+	    continue;
+	  parent[root] = NONE;
+	  stack[sp++] = root;
+	  while (sp > 0)
+	    {
+	      uint32_t v = stack[sp - 1];
+	      if (next[v] < start[v + 1])
+		{
+		  uint32_t w = adj[next[v]++];
+		  if (w != parent[v] && parent[w] == NONE - 1)
+		    {
+		      parent[w] = v;
+		      stack[sp++] = w;
+		    }
+		}
+	      else
+		{
+		  order[n_order++] = v;
+		  sp--;
+		}
+	    }
+	}
+    }
+  free (start);
+  free (adj);
+  free (stack);
+  free (next);
+  return ok;
+}
+
+bool
+derive_plan (const struct analysis *a, const uint32_t *cost, bool all,
+	     struct derive *d, char **errmsg)
+{
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  struct graph g;
+  uint8_t *outside_in = calloc (n + 1, 1);
+  int32_t *depth_diff = calloc (n + 2, sizeof *depth_diff);
+  struct weighted *w = malloc ((n + 1) * sizeof *w);
+  uint32_t *parent = NULL, *order = NULL;
+  uint8_t *need = NULL;
+  bool ok = false;
+
+  memset (d, 0, sizeof *d);
+  memset (&g, 0, sizeof g);
+  d->n_blocks = n;
+  d->n_vertices = g.n_vertices = 2 * (uint32_t) n + 1;
+  g.outside = 2 * (uint32_t) n;
+  d->measured = calloc (n + 1, 1);
+  d->rule = calloc (n + 1, sizeof *d->rule);
+  g.uf = malloc ((size_t) g.n_vertices * sizeof *g.uf);
+  g.tree = malloc ((size_t) g.n_vertices * 2 * sizeof *g.tree);
+  if (outside_in == NULL || depth_diff == NULL || w == NULL
+      || d->measured == NULL || d->rule == NULL || g.uf == NULL
+      || g.tree == NULL)
+    goto cleanup;
+  if (all)
+    {
+      memset (d->measured, 1, n);
+      d->n_measured = n;
+      ok = true;
+      goto cleanup;
+    }
+
+  for (uint32_t v = 0; v < g.n_vertices; v++)
+    g.uf[v] = v;
+  mark_outside_entries (a, outside_in);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (outside_in[i])
+	join (&g, g.outside, 2 * (uint32_t) i);
+      add_block_edges (a, i, &g, depth_diff);
+    }
+
+  /* Through edges, in loops and costly first.  */
+  {
+    int32_t depth = 0;
+    for (size_t i = 0; i < n; i++)
+      {
+	uint32_t dd;
+	depth += depth_diff[i];
+	dd = depth < 0 ? 0 : depth > 15 ? 15 : (uint32_t) depth;
+	w[i].block = (uint32_t) i;
+	w[i].weight = (dd << 8) | (cost[i] > 255 ? 255 : cost[i]);
+      }
+  }
+  qsort (w, n, sizeof *w, compare_weighted);
+  for (size_t k = 0; k < n; k++)
+    {
+      uint32_t i = w[k].block;
+      if (!join (&g, 2 * i, 2 * i + 1))
+	{
+	  d->measured[i] = 1;
+	  d->n_measured++;
+	}
+    }
+
+  parent = malloc ((size_t) g.n_vertices * sizeof *parent);
+  order = malloc ((size_t) g.n_vertices * sizeof *order);
+  need = calloc (g.n_vertices, 1);
+  d->links = malloc ((size_t) g.n_vertices * 2 * sizeof *d->links);
+  if (parent == NULL || order == NULL || need == NULL || d->links == NULL
+      || !walk_forest (&g, parent, order))
+    goto cleanup;
+
+  /* A vertex's sum is wanted when it hangs below the through edge of a
+     derived block, or its parent's sum is wanted (top down, in reverse
+     post-order); a link is needed when the parent's sum is wanted and
+     the child's subtree holds a counted block.  */
+  for (size_t i = 0; i < n; i++)
+    if (!d->measured[i])
+      {
+	uint32_t in = 2 * (uint32_t) i, out = in + 1;
+	if (parent[out] == in)
+	  need[out] |= 2;
+	else if (parent[in] == out)
+	  need[in] |= 2;
+      }
+  for (uint32_t k = g.n_vertices; k-- > 0;)
+    {
+      uint32_t v = order[k];
+      if (parent[v] != NONE && (need[parent[v]] & 2))
+	need[v] |= 2;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (d->measured[i])
+      need[2 * i] |= 1, need[2 * i + 1] |= 1;
+  for (uint32_t k = 0; k < g.n_vertices; k++)
+    {
+      uint32_t v = order[k];
+      if (parent[v] == NONE || !(need[v] & 1))
+	continue;
+      need[parent[v]] |= 1;
+      if (!(need[parent[v]] & 2))
+	continue;
+      d->links[2 * d->n_links] = v;
+      d->links[2 * d->n_links + 1] = parent[v];
+      d->n_links++;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t in = 2 * (uint32_t) i, out = in + 1;
+      if (d->measured[i])
+	continue;
+      if (parent[out] == in)
+	d->rule[i] = 1 + 2 * out;
+      else if (parent[in] == out)
+	d->rule[i] = 2 + 2 * in;
+      else
+	{
+	  *errmsg = strdup ("internal error: a derived block is not in the "
+			    "forest");
+	  goto fail;
+	}
+    }
+  ok = true;
+
+ cleanup:
+  if (!ok)
+    *errmsg = strdup ("out of memory");
+ fail:
+  free (outside_in);
+  free (depth_diff);
+  free (w);
+  free (parent);
+  free (order);
+  free (need);
+  free (g.uf);
+  free (g.tree);
+  return ok;
+}
+
+void
+derive_free (struct derive *d)
+{
+  free (d->measured);
+  free (d->rule);
+  free (d->links);
+  memset (d, 0, sizeof *d);
+}

@@ -1,0 +1,45 @@
+/* derive.h -- which blocks get a counter, and how the others' counts
+   follow from them.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_DERIVE_H
+#define PROFCOPY_DERIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* The counting plan of one object.  Vertex 2i is the entry of block i,
+   vertex 2i+1 its exit, vertex 2n the outside world (n blocks).  The
+   runtime computes, for every vertex v listed in LINKS (child, parent
+   pairs in post-order), the net flow of the measured blocks out of v's
+   subtree, ACC[v], and sends it up to the parent; block i's count is
+   then its counter (RULE[i] == 0), or ACC[v] (RULE[i] == 1 + 2v), or
+   -ACC[v] (RULE[i] == 2 + 2v).  */
+struct derive
+{
+  size_t n_blocks;
+  uint32_t n_vertices;
+  uint8_t *measured;		/* Per block: has a counter.  */
+  uint32_t *rule;		/* Per block, as above.  */
+  uint32_t *links;		/* 2 * N_LINKS words: child, parent.  */
+  size_t n_links;
+  size_t n_measured;
+};
+
+/* Choose the blocks of A that need a counter: those whose count does
+   not follow from the others' by flow conservation.  COST[i] is what a
+   counter in block i would cost (instructions); blocks in loops and
+   costly counters are derived first.  With ALL, every block is
+   measured.  False with *ERRMSG when out of memory.  */
+bool derive_plan (const struct analysis *a, const uint32_t *cost, bool all,
+		  struct derive *d, char **errmsg);
+
+void derive_free (struct derive *d);
+
+#endif /* PROFCOPY_DERIVE_H */
