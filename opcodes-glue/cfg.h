@@ -62,6 +62,9 @@ struct function
   unsigned from;		/* FUNC_FROM_* bits.  */
   const char *name;		/* Best symbol name, or NULL.  */
   uint32_t first_block, n_blocks; /* Its blocks: blocks[first_block...].  */
+  uint64_t may_write;		/* Registers a call to it may write, through
+				   the functions it calls too (REG_BIT);
+				   set with liveness.  */
 };
 
 struct cfg

@@ -24,11 +24,19 @@
 
    - A call (direct or indirect) returns to the block's successor, whose
      live_in is LIVE.  Just before control reaches the callee (after the
-     slot), the live set is (LIVE minus v0, v1) plus the argument
-     registers a0-a3, t9, gp and sp, plus the callee-saved s0-s7 and fp.
-     A conditional call may not be taken, so it removes nothing.  The
-     `bal 1f' that only reads the PC is an ordinary instruction writing
-     ra, not a call.
+     slot), the live set is LIVE plus the argument registers a0-a3, t9,
+     gp and sp, plus the callee-saved s0-s7 and fp, minus the result
+     registers v0 and v1 that the callee may write.  For the same
+     -fipa-ra reason, a caller may keep a value in v0 across a direct
+     call to a function that leaves v0 alone (libgcc's _Unwind_Resume
+     keeps the stack adjustment for __builtin_eh_return in v0 across its
+     call to the empty _Unwind_DebugHook), so a direct call kills only
+     the result registers that its callee, or a function the callee
+     calls or jumps to, writes somewhere; an indirect call, or a call to
+     code that is not a known function entry, kills both (the ABI's
+     rule).  A conditional call may not be taken, so it kills nothing.
+     The `bal 1f' that only reads the PC is an ordinary instruction
+     writing ra, not a call.
 
    - Everything is live after an indirect jump that is not a return
      (jump tables and tail calls through t9), a jump to another function
@@ -54,7 +62,7 @@
    | R (REG_FP))
 #define LIVE_CALL_READS							\
   (R (4) | R (5) | R (6) | R (7) | R (REG_T9) | R (REG_GP) | R (REG_SP))
-#define CALL_RESULTS	(R (REG_V0) | R (REG_V0 + 1))
+#define CALL_RESULTS	(R (REG_V0) | R (REG_V1))
 
 /* The transfer function of one block, IN = (OUT & KEEP) | GEN, and how
    its OUT is found.  */
@@ -77,17 +85,177 @@ prepend (struct transfer *t, const struct insn *insn, bool no_kill)
   t->gen = (t->gen & ~writes) | (insn->reads & LIVE_ALL);
 }
 
-/* Prepend a call's transfer to the callee and back to T.  COND says the
-   call may not be taken.  */
+/* Prepend a call's transfer to the callee and back to T.  KILL is the
+   set of result registers that the call certainly writes.  */
 
 static void
-prepend_call (struct transfer *t, bool cond)
+prepend_call (struct transfer *t, uint64_t kill)
 {
-  uint64_t call_live = LIVE_CALL_READS | LIVE_CALLEE_SAVED;
+  t->keep &= ~kill;
+  t->gen = (t->gen & ~kill) | LIVE_CALL_READS | LIVE_CALLEE_SAVED;
+}
 
-  if (!cond)
-    t->keep &= ~CALL_RESULTS;
-  t->gen = (t->gen & (cond ? ~(uint64_t) 0 : ~CALL_RESULTS)) | call_live;
+/* The index of the function of CFG that starts at ADDR, or -1.  */
+
+static long
+function_entered_at (const struct cfg *cfg, uint32_t addr)
+{
+  const struct function *f = cfg_function_at (cfg, addr);
+
+  return f != NULL && f->entry == addr ? f - cfg->funcs : -1;
+}
+
+/* The calls and jumps between functions: function I reaches
+   to[from[I]] ... to[from[I + 1] - 1] (duplicates allowed).  */
+struct reach
+{
+  uint32_t *from;
+  uint32_t *to;
+  size_t n, max;
+};
+
+/* Record in R that the current function reaches function G.  */
+
+static bool
+reach_add (struct reach *r, uint32_t g)
+{
+  if (r->n == r->max)
+    {
+      size_t n = r->max ? 2 * r->max : 1024;
+      uint32_t *p = realloc (r->to, n * sizeof *p);
+
+      if (p == NULL)
+	return false;
+      r->to = p;
+      r->max = n;
+    }
+  r->to[r->n++] = g;
+  return true;
+}
+
+/* Set *MW to the registers that function F of CFG over CODE may write
+   by its own instructions, or to everything when it may reach code
+   whose writes are unknown, and record in R the other functions that it
+   calls or jumps to.  False on allocation failure.  */
+
+static bool
+function_writes (const struct code *code, const struct cfg *cfg,
+		 const struct function *f, uint64_t *mw, struct reach *r)
+{
+  *mw = 0;
+  for (uint32_t k = 0; k < f->n_blocks; k++)
+    {
+      const struct block *b = &cfg->blocks[f->first_block + k];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      long g;
+
+      for (uint32_t a = b->start; a < b->end; a += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, a);
+
+	  *mw |= insn->writes & LIVE_ALL;
+	  /* The kernel may write v0, v1 and a3, which the record of a
+	     syscall leaves out (they are not certain writes).  */
+	  if (insn->op == 0 && (insn->word & 0x3f) == 12)
+	    *mw |= CALL_RESULTS | R (7);
+	}
+      if (b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT))
+	*mw = LIVE_ALL;
+      for (uint32_t s = 0; s < b->n_succ; s++)
+	if (cfg->blocks[b->succ[s]].func != b->func
+	    && !reach_add (r, cfg->blocks[b->succ[s]].func))
+	  return false;
+      if (ctl == NULL)
+	continue;
+      switch (ctl->kind)
+	{
+	case INSN_ICALL:
+	  *mw = LIVE_ALL;
+	  break;
+	case INSN_IJUMP:
+	  /* A tail call goes through t9; a jump table stays inside.  */
+	  if (ctl->rs == REG_T9)
+	    *mw = LIVE_ALL;
+	  break;
+	case INSN_CALL:
+	case INSN_JUMP:
+	case INSN_BRANCH:
+	  if ((ctl->kind == INSN_CALL && ctl->target == ctl->addr + 8)
+	      || cfg_function_at (cfg, ctl->target) == f)
+	    break;
+	  g = function_entered_at (cfg, ctl->target);
+	  if (g < 0)
+	    *mw = LIVE_ALL;
+	  else if (!reach_add (r, (uint32_t) g))
+	    return false;
+	  break;
+	default:
+	  break;
+	}
+    }
+  return true;
+}
+
+/* Set the may_write set of every function of CFG over CODE: the
+   registers it may write when called, itself or through what it calls
+   or jumps to.  False on allocation failure.  */
+
+static bool
+set_may_write (const struct code *code, struct cfg *cfg)
+{
+  struct reach r = { NULL, NULL, 0, 0 };
+  bool changed = true;
+  bool ok = false;
+
+  r.from = calloc (cfg->n_funcs + 1, sizeof *r.from);
+  if (r.from == NULL)
+    goto done;
+  for (size_t i = 0; i < cfg->n_funcs; i++)
+    {
+      r.from[i] = (uint32_t) r.n;
+      if (!function_writes (code, cfg, &cfg->funcs[i],
+			    &cfg->funcs[i].may_write, &r))
+	goto done;
+    }
+  r.from[cfg->n_funcs] = (uint32_t) r.n;
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < cfg->n_funcs; i++)
+	{
+	  struct function *f = &cfg->funcs[i];
+
+	  for (uint32_t e = r.from[i]; e < r.from[i + 1]; e++)
+	    if ((f->may_write | cfg->funcs[r.to[e]].may_write)
+		!= f->may_write)
+	      {
+		f->may_write |= cfg->funcs[r.to[e]].may_write;
+		changed = true;
+	      }
+	}
+    }
+  ok = true;
+
+ done:
+  free (r.from);
+  free (r.to);
+  return ok;
+}
+
+/* The result registers that the call CTL of CFG certainly writes.  */
+
+static uint64_t
+call_kills (const struct cfg *cfg, const struct insn *ctl)
+{
+  long g;
+
+  if (ctl->flags & INSN_F_COND)
+    return 0;
+  if (ctl->kind != INSN_CALL)
+    return CALL_RESULTS;
+  g = function_entered_at (cfg, ctl->target);
+  return g < 0 ? CALL_RESULTS : cfg->funcs[g].may_write & CALL_RESULTS;
 }
 
 /* True if the target of CTL, the last control instruction of block B,
@@ -146,7 +314,7 @@ block_transfer (const struct code *code, const struct cfg *cfg,
 		      || ctl->kind == INSN_ICALL);
 
       if (is_call)
-	prepend_call (t, (ctl->flags & INSN_F_COND) != 0);
+	prepend_call (t, call_kills (cfg, ctl));
       prepend (t, slot, (ctl->flags & INSN_F_LIKELY) != 0);
       prepend (t, ctl, false);
       stop = ctl->addr;
@@ -214,8 +382,11 @@ solve_function (struct cfg *cfg, const struct function *f,
 bool
 cfg_liveness (const struct code *code, struct cfg *cfg)
 {
-  struct transfer *t = calloc (cfg->n_blocks + 1, sizeof *t);
+  struct transfer *t;
 
+  if (!set_may_write (code, cfg))
+    return false;
+  t = calloc (cfg->n_blocks + 1, sizeof *t);
   if (t == NULL)
     return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)

@@ -316,16 +316,6 @@ whole_program (const struct options *opts, const char *exe)
   status |= rewrite_one (opts, exe, out, true);
   for (size_t i = 0; status == 0 && i < closure.n_libs; i++)
     {
-      /* The unwinder is left as it is: its rewritten copy does not yet
-	 survive a C++ throw (see NEWS), and without it in OUT-DIR ld.so
-	 loads the original from the system.  */
-      if (strncmp (closure.libs[i].soname, "libgcc_s.", 9) == 0)
-	{
-	  if (opts->verbose)
-	    fprintf (stderr, "%s: %s: left unprofiled (the unwinder)\n",
-		     program_name, closure.libs[i].path);
-	  continue;
-	}
       free (out);
       out = path_in (opts->output, closure.libs[i].soname);
       if (out == NULL)
