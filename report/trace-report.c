@@ -28,6 +28,7 @@
 struct named_addr
 {
   uint32_t addr;
+  uint32_t size;		/* 0 if unknown.  */
   int rank;			/* Lower wins at the same address.  */
   const char *name;
 };
@@ -128,6 +129,7 @@ read_map (struct internal *in, const char *file, char **errmsg)
 	}
       n = &in->map_names[in->n_map_names];
       n->addr = (uint32_t) addr;
+      n->size = 0;
       n->rank = 5000 + (int) strspn (name, "_") * 10;
       n->name = strdup (name);
       if (n->name == NULL)
@@ -210,6 +212,7 @@ get_file (struct internal *in, const char *path, bool is_program,
 	      || s->name[0] == '\0')
 	    continue;
 	  sf->names[sf->n_names].addr = s->value;
+	  sf->names[sf->n_names].size = s->size;
 	  sf->names[sf->n_names].rank = symbol_rank (s);
 	  sf->names[sf->n_names].name = s->name;
 	  sf->n_names++;
@@ -223,8 +226,8 @@ get_file (struct internal *in, const char *path, bool is_program,
 /* The best name at ADDR among NAMES (N, sorted), or NULL; its rank in
    *RANK.  */
 
-static const char *
-name_at (const struct named_addr *names, size_t n, uint32_t addr, int *rank)
+static const struct named_addr *
+name_at (const struct named_addr *names, size_t n, uint32_t addr)
 {
   size_t lo = 0, hi = n;
 
@@ -237,35 +240,28 @@ name_at (const struct named_addr *names, size_t n, uint32_t addr, int *rank)
 	hi = mid;
     }
   if (lo < n && names[lo].addr == addr)
-    {
-      *rank = names[lo].rank;
-      return names[lo].name;
-    }
+    return &names[lo];
   return NULL;
 }
 
-/* Make the name of the function at link-time ADDR of SF.  */
+/* Make the name of the function at link-time ADDR of SF; set *SIZE to
+   its size, 0 if unknown.  */
 
 static char *
 function_name (const struct internal *in, const struct symbol_file *sf,
-	       uint32_t addr)
+	       uint32_t addr, uint32_t *size)
 {
-  const char *best = NULL;
-  int best_rank = 0, rank;
-  const char *s;
+  const struct named_addr *best, *m;
   char *name;
 
-  if ((s = name_at (sf->names, sf->n_names, addr, &rank)) != NULL)
-    {
-      best = s;
-      best_rank = rank;
-    }
+  best = name_at (sf->names, sf->n_names, addr);
   if (sf->is_program
-      && (s = name_at (in->map_names, in->n_map_names, addr, &rank)) != NULL
-      && (best == NULL || rank < best_rank))
-    best = s;
+      && (m = name_at (in->map_names, in->n_map_names, addr)) != NULL
+      && (best == NULL || m->rank < best->rank))
+    best = m;
+  *size = best != NULL ? best->size : 0;
   if (best != NULL)
-    return strdup (best);
+    return strdup (best->name);
   if (asprintf (&name, "func_0x%" PRIx32, addr) < 0)
     return NULL;
   return name;
@@ -354,7 +350,7 @@ lookup_function (struct trace_report *r, struct internal *in,
     return (size_t) -1;
   f = &r->functions[r->n_functions];
   memset (f, 0, sizeof *f);
-  f->name = function_name (in, sf, link);
+  f->name = function_name (in, sf, link, &f->size);
   if (f->name == NULL)
     return (size_t) -1;
   f->object = sf->path;
@@ -427,8 +423,24 @@ lookup_edge (struct trace_report *r, struct internal *in, size_t caller,
 struct frame
 {
   size_t func, edge;
+  uint32_t entry;		/* Run-time entry address.  */
+  uint32_t site;		/* Its call site, or 0.  */
   uint64_t start, child;
 };
+
+/* -1 if the function of frame FR has no known size, else whether
+   run-time address SITE lies inside it.  */
+
+static int
+frame_holds (const struct trace_report *r, const struct frame *fr,
+	     uint32_t site)
+{
+  uint32_t size = r->functions[fr->func].size;
+
+  if (size == 0)
+    return -1;
+  return site >= fr->entry && site - fr->entry < size;
+}
 
 /* Pop the top frame of STACK (*DEPTH frames) at time NOW.  */
 
@@ -499,6 +511,28 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 	    goto oom;
 	  last = now;
 	  r->n_events++;
+	  if (!e->exit && e->site != 0 && depth > 0
+	      && stack[depth - 1].site != e->site
+	      && frame_holds (r, &stack[depth - 1], e->site) == 0)
+	    {
+	      /* Called from below the top of the stack: the frames over
+		 the caller were left without their exits.  The site of a
+		 function that gcc inlined (and instrumented, as plain
+		 -finstrument-functions does) is the one of the function
+		 it was inlined into: a site equal to the top frame's is
+		 taken for that, not for a stale frame.  */
+	      size_t at = depth - 1;
+	      int holds = 0;
+	      while (at > 0
+		     && (holds = frame_holds (r, &stack[at - 1], e->site)) == 0)
+		at--;
+	      if (at > 0 && holds == 1)
+		{
+		  r->unwound += depth - at;
+		  while (depth > at)
+		    pop_frame (r, stack, &depth, now, chrome, s, origin);
+		}
+	    }
 	  if (!e->exit)
 	    {
 	      size_t caller = depth > 0 ? stack[depth - 1].func : TRACE_ROOT;
@@ -518,6 +552,8 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 	      r->functions[f].calls++;
 	      r->functions[f].active++;
 	      stack[depth].func = f;
+	      stack[depth].entry = e->func;
+	      stack[depth].site = e->site;
 	      stack[depth].edge = edge;
 	      stack[depth].start = now;
 	      stack[depth].child = 0;

@@ -11,7 +11,15 @@
    An exit pops the topmost frame of its function; the frames above it
    (left by longjmp, an exception or a function that exited without its
    exit event) are popped first, at the same time, and counted as
-   unwound, so the stack never drifts.  An exit whose function is not on
+   unwound, so the stack never drifts.  When an entry's call site (the
+   binary form records it) lies outside the function on top of the
+   stack but inside one below it, the frames above that one are stale
+   in the same way and are popped before the new frame is pushed, so
+   that the call is charged to the right caller; a call site inside no
+   frame's function (a callback from code that is not traced, such as
+   qsort in libc) leaves the stack as it is, and so does a call site
+   equal to the top frame's (gcc gives an inlined function's events
+   the call site of the function it was inlined into).  An exit whose function is not on
    the stack (a thread or fork child that started inside it) is counted
    and ignored; frames still open when a thread's events end close at
    its last time stamp.  A frame's time is its exit time less its entry
@@ -39,6 +47,7 @@ struct trace_function
   char *name;
   const char *object;		/* Path of its object, "" if unknown.  */
   uint32_t addr;		/* Link-time entry address.  */
+  uint32_t size;		/* Bytes, from its symbol; 0 if unknown.  */
   uint64_t calls;		/* Entry events.  */
   uint64_t self, inclusive;	/* Nanoseconds.  */
   unsigned long active;		/* Frames on the current stack.  */
