@@ -19,7 +19,9 @@
    destructor), before exec (exec.c) and on a fatal signal (a handler
    that chains to the one that was there before, profile.c's or the
    default).  A child made by fork starts with empty buffers: the
-   events before the fork are the parent's.
+   events before the fork are the parent's.  It writes its own file if
+   the file's name has its pid, else appends to its parent's, which the
+   parent creates before the fork for that.
 
    Everything the recording path does is done here, with raw system
    calls: no libc function is called, errno is never touched and no
@@ -810,6 +812,28 @@ trace_fatal (int signo)
   raise (signo);
 }
 
+/* True if the trace's name has the process id in it.  */
+
+static bool
+name_has_pid (void)
+{
+  return output_template != NULL && strstr (output_template, "%p") != NULL;
+}
+
+/* Before a fork: a parent that traced and whose child will share its
+   file creates the file now, so that both append to it; created later,
+   by each of them, the second would replace the first's.  */
+
+static void
+trace_atfork_prepare (void)
+{
+  if (__atomic_load_n (&all_buffers, __ATOMIC_ACQUIRE) == NULL
+      || name_has_pid () || !lock_file (0))
+    return;
+  open_trace (false);
+  unlock_file ();
+}
+
 /* The child of a fork: the buffered events are the parent's, which
    writes them itself.  A child whose trace name has its own pid opens
    its own file; otherwise it appends to the parent's, and its records
@@ -828,7 +852,7 @@ trace_atfork_child (void)
     }
   if (my_buffer != NULL)
     my_buffer->tid = raw_gettid ();
-  if (output_template != NULL && strstr (output_template, "%p") != NULL)
+  if (name_has_pid ())
     {
       if (trace_fd >= 0)
 	RAW_SYSCALL4 (__NR_close, trace_fd, 0, 0, 0);
@@ -862,7 +886,7 @@ trace_init (void)
 	&& !(chained[i].sa_flags & SA_SIGINFO)
 	&& chained[i].sa_handler != SIG_IGN)
       sigaction (fatal_signals[i], &sa, NULL);
-  pthread_atfork (NULL, NULL, trace_atfork_child);
+  pthread_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
   atexit (trace_exit_hook);
 }
 
