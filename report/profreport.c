@@ -11,14 +11,18 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calls.h"
 #include "profile-read.h"
 #include "report.h"
+#include "trace-read.h"
+#include "trace-report.h"
 
 static const char *program_name = "profreport";
 
@@ -26,23 +30,31 @@ static const char *program_name = "profreport";
 enum option_code
 {
   OPTION_BLOCKS = 256,
+  OPTION_CALLGRIND,
   OPTION_CALLS,
+  OPTION_CHROME,
   OPTION_DOT,
   OPTION_EDGE_THRES,
   OPTION_FORMAT,
-  OPTION_NODE_THRES
+  OPTION_MAP,
+  OPTION_NODE_THRES,
+  OPTION_SYSROOT
 };
 
 /* Sorted by name.  */
 static const struct option long_options[] = {
   { "blocks", no_argument, NULL, OPTION_BLOCKS },
+  { "callgrind", required_argument, NULL, OPTION_CALLGRIND },
   { "calls", no_argument, NULL, OPTION_CALLS },
+  { "chrome", required_argument, NULL, OPTION_CHROME },
   { "dot", required_argument, NULL, OPTION_DOT },
   { "edge-thres", required_argument, NULL, OPTION_EDGE_THRES },
   { "format", required_argument, NULL, OPTION_FORMAT },
   { "help", no_argument, NULL, 'h' },
+  { "map", required_argument, NULL, OPTION_MAP },
   { "node-thres", required_argument, NULL, OPTION_NODE_THRES },
   { "output", required_argument, NULL, 'o' },
+  { "sysroot", required_argument, NULL, OPTION_SYSROOT },
   { "version", no_argument, NULL, 'V' },
   { NULL, 0, NULL, 0 }
 };
@@ -50,24 +62,36 @@ static const struct option long_options[] = {
 static void
 usage (FILE *stream, int status)
 {
-  fprintf (stream, "Usage: %s [option(s)] profile...\n", program_name);
+  fprintf (stream, "Usage: %s [option(s)] profile...\n"
+	   "       %s [option(s)] trace...\n", program_name, program_name);
   fprintf (stream, "\
  Print the profiles written by programs rewritten with profcopy.  Several\n\
  profiles are merged: the counts of the same original object add up.\n\
  The original objects named in the profiles must be readable and unchanged.\n\
+ Call traces (written by libprofcopy.so's trace hooks) are read instead\n\
+ when the files given are traces: per-function calls and times, and the\n\
+ call graph with times.\n\
  The options are:\n\
       --blocks                   Print every basic block with its count\n\
-                                   instead of the flat profile\n\
+                                   instead of the flat profile (profiles)\n\
+      --callgrind=FILE           Also write the call graph of the traces to\n\
+                                   FILE in the callgrind format\n\
       --calls                    Print the call graph instead of the flat\n\
                                    profile: callers and callees with counts\n\
+      --chrome=FILE              Also write the traces to FILE as Chrome\n\
+                                   trace event JSON\n\
       --dot=FILE                 Also write the call graph to FILE as a\n\
                                    Graphviz digraph\n\
       --edge-thres=PCT           Leave out of the graph the edges\n\
                                    below PCT%% of all calls (default 0.1)\n\
       --format=FORMAT            Print FORMAT: text (the default) or csv\n\
+      --map=FILE                 Name the traced program's functions from the\n\
+                                   GNU ld map FILE too (a stripped program)\n\
       --node-thres=PCT           Leave out of the graph the functions below\n\
-                                   PCT%% of the instructions (default 0.5)\n\
+                                   PCT%% of the instructions, or of the traced\n\
+                                   time for a trace (default 0.5)\n\
   -o, --output=FILE              Write the report to FILE, not standard output\n\
+      --sysroot=DIR              Look for the traced objects in DIR first\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n");
   if (status == EXIT_SUCCESS)
@@ -123,9 +147,142 @@ error_message (const char *format, ...)
   fputc ('\n', stderr);
 }
 
+/* What the command line asks of traces.  */
+struct trace_options
+{
+  const char *callgrind, *chrome, *map, *sysroot;
+};
+
+/* Report the traces FILES (N): read them all, rebuild their stacks and
+   print, as OPTS and TOPTS say, to OUTPUT (or standard output).  A
+   trace that cannot be read is an error, and then nothing is written.
+   Return the exit status.  */
+
+static int
+report_traces (char **files, int n, const struct report_options *opts,
+	       const struct trace_options *topts, const char *output)
+{
+  struct trace *traces = calloc (n, sizeof *traces);
+  struct trace_report report;
+  struct trace_report_options ropts = { topts->sysroot, topts->map };
+  FILE *chrome = NULL, *out = stdout;
+  int status = EXIT_SUCCESS;
+  char *err = NULL;
+  int i;
+
+  memset (&report, 0, sizeof report);
+  if (traces == NULL)
+    {
+      error_message ("out of memory");
+      return EXIT_FAILURE;
+    }
+  if (opts->blocks)
+    {
+      error_message ("--blocks needs profiles, not traces");
+      free (traces);
+      return EXIT_FAILURE;
+    }
+  for (i = 0; i < n; i++)
+    if (!trace_read (files[i], &traces[i], &err))
+      {
+	error_message ("%s: %s", files[i], err != NULL ? err : "cannot read");
+	free (err);
+	err = NULL;
+	status = EXIT_FAILURE;
+      }
+  if (status != EXIT_SUCCESS)
+    goto done;
+
+  if (topts->chrome != NULL)
+    {
+      chrome = fopen (topts->chrome, "w");
+      if (chrome == NULL)
+	{
+	  error_message ("%s: cannot create: %s", topts->chrome,
+			 strerror (errno));
+	  status = EXIT_FAILURE;
+	  goto done;
+	}
+      trace_chrome_begin (chrome);
+    }
+  for (i = 0; i < n; i++)
+    if (!trace_report_add (&report, &traces[i], &ropts, chrome, &err))
+      {
+	error_message ("%s", err != NULL ? err : "out of memory");
+	status = EXIT_FAILURE;
+	goto done;
+      }
+  for (i = 0; i < n; i++)
+    for (size_t k = 0; k < traces[i].n_streams; k++)
+      if (traces[i].streams[k].lost != 0)
+	error_message ("%s: warning: thread %" PRIu32 " of process %" PRIu32
+		       " lost %" PRIu64 " events", files[i],
+		       traces[i].streams[k].tid, traces[i].streams[k].pid,
+		       traces[i].streams[k].lost);
+  if (chrome != NULL)
+    {
+      trace_chrome_end (chrome);
+      if ((ferror (chrome) | fclose (chrome)) != 0)
+	{
+	  error_message ("%s: write error: %s", topts->chrome,
+			 strerror (errno));
+	  status = EXIT_FAILURE;
+	}
+      chrome = NULL;
+    }
+  if (opts->dot != NULL
+      && !trace_write_dot (opts->dot, &report, opts->node_thres,
+			   opts->edge_thres, &err))
+    {
+      error_message ("%s: %s", opts->dot, err != NULL ? err : "cannot write");
+      status = EXIT_FAILURE;
+    }
+  if (topts->callgrind != NULL
+      && !trace_write_callgrind (topts->callgrind, &report, files[0], &err))
+    {
+      error_message ("%s: %s", topts->callgrind,
+		     err != NULL ? err : "cannot write");
+      status = EXIT_FAILURE;
+    }
+  if (output != NULL && (out = fopen (output, "w")) == NULL)
+    {
+      error_message ("%s: cannot create: %s", output, strerror (errno));
+      status = EXIT_FAILURE;
+      goto done;
+    }
+  trace_report_print (out, &report, opts);
+  if (fflush (out) != 0 || ferror (out))
+    {
+      error_message ("%s: write error: %s",
+		     output != NULL ? output : "standard output",
+		     strerror (errno));
+      status = EXIT_FAILURE;
+    }
+  if (output != NULL && fclose (out) != 0 && status == EXIT_SUCCESS)
+    {
+      error_message ("%s: write error: %s", output, strerror (errno));
+      status = EXIT_FAILURE;
+    }
+
+ done:
+  if (chrome != NULL)
+    {
+      fclose (chrome);
+      unlink (topts->chrome);
+    }
+  free (err);
+  trace_report_free (&report);
+  for (i = 0; i < n; i++)
+    trace_free (&traces[i]);
+  free (traces);
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
+  struct trace_options topts = { NULL, NULL, NULL, NULL };
+  int n_traces = 0;
   struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1 };
   const char *output = NULL;
   struct profile_set set = { NULL, 0 };
@@ -147,6 +304,18 @@ main (int argc, char **argv)
 	break;
       case OPTION_CALLS:
 	opts.calls = true;
+	break;
+      case OPTION_CALLGRIND:
+	topts.callgrind = optarg;
+	break;
+      case OPTION_CHROME:
+	topts.chrome = optarg;
+	break;
+      case OPTION_MAP:
+	topts.map = optarg;
+	break;
+      case OPTION_SYSROOT:
+	topts.sysroot = optarg;
 	break;
       case OPTION_DOT:
 	opts.dot = optarg;
@@ -184,6 +353,23 @@ main (int argc, char **argv)
     {
       error_message ("no profile given");
       usage (stderr, EXIT_FAILURE);
+    }
+
+  for (int i = optind; i < argc; i++)
+    n_traces += trace_file_p (argv[i]);
+  if (n_traces > 0 && n_traces < argc - optind)
+    {
+      error_message ("profiles and traces cannot be reported together");
+      return EXIT_FAILURE;
+    }
+  if (n_traces > 0)
+    return report_traces (argv + optind, argc - optind, &opts, &topts,
+			  output);
+  if (topts.callgrind != NULL || topts.chrome != NULL || topts.map != NULL)
+    {
+      error_message ("--callgrind, --chrome and --map need traces,"
+		     " not profiles");
+      return EXIT_FAILURE;
     }
 
   /* A profile that cannot be read is skipped; the others are still

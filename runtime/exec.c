@@ -28,6 +28,7 @@
 
 #include "profile-format.h"
 #include "runtime.h"
+#include "trace.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -146,6 +147,7 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
 PCRT_EXPORT int
 execve (const char *path, char *const argv[], char *const envp[])
 {
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return raw_execve (path, argv, envp);
 }
@@ -153,6 +155,7 @@ execve (const char *path, char *const argv[], char *const envp[])
 PCRT_EXPORT int
 execv (const char *path, char *const argv[])
 {
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return raw_execve (path, argv, environ);
 }
@@ -160,6 +163,7 @@ execv (const char *path, char *const argv[])
 PCRT_EXPORT int
 execvpe (const char *file, char *const argv[], char *const envp[])
 {
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return search_and_exec (file, argv, envp);
 }
@@ -167,6 +171,7 @@ execvpe (const char *file, char *const argv[], char *const envp[])
 PCRT_EXPORT int
 execvp (const char *file, char *const argv[])
 {
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return search_and_exec (file, argv, environ);
 }
@@ -174,6 +179,7 @@ execvp (const char *file, char *const argv[])
 PCRT_EXPORT int
 fexecve (int fd, char *const argv[], char *const envp[])
 {
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
 #ifdef SYS_execveat
   syscall (SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);

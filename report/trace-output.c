@@ -1,0 +1,252 @@
+/* trace-output.c -- write the call graph of a trace as Graphviz DOT, in
+   the callgrind format, and as Chrome trace events.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   The callgrind file has one event, the time in nanoseconds: a
+   function's cost lines give its self time, and each call line
+   (cfn=, calls=) is followed by the time the callee spent on behalf of
+   the caller, as Callgrind gives the inclusive cost of calls, so that
+   callgrind_annotate and KCachegrind show the same self and inclusive
+   times as profreport.  The Chrome file is the JSON object form of the
+   trace event format, one complete event ("ph": "X") per frame, in
+   microseconds from the first event of the trace.  */
+
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace-report.h"
+
+static bool
+output_error (char **errmsg, const char *format, ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  if (vasprintf (errmsg, format, ap) < 0)
+    *errmsg = NULL;
+  va_end (ap);
+  return false;
+}
+
+/* Close OUT, which was written with success OK so far.  */
+
+static bool
+finish (FILE *out, bool ok, char **errmsg)
+{
+  if ((ferror (out) | fclose (out)) != 0 && ok)
+    return output_error (errmsg, "write error: %s", strerror (errno));
+  if (!ok)
+    return output_error (errmsg, "out of memory");
+  return true;
+}
+
+/* Print S to OUT inside a DOT or JSON string, escaped.  */
+
+static void
+quoted (FILE *out, const char *s)
+{
+  for (; *s != '\0'; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+	fprintf (out, "\\%c", c);
+      else if (c < 0x20 || c >= 0x7f)
+	putc ('?', out);
+      else
+	putc (c, out);
+    }
+}
+
+/* The base name of PATH.  */
+
+static const char *
+base_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash != NULL ? slash + 1 : path;
+}
+
+/* A function is drawn when its inclusive share of the traced time is
+   at least NODE_THRES percent, or when it is an end of an edge whose
+   share of all calls is at least EDGE_THRES percent; every edge between
+   two functions drawn is drawn.  Nodes are coloured by their inclusive
+   share, from blue (cold) to red (hot).  */
+
+bool
+trace_write_dot (const char *file, const struct trace_report *r,
+		 double node_thres, double edge_thres, char **errmsg)
+{
+  bool *keep = calloc (r->n_functions + 1, sizeof *keep);
+  uint64_t calls = 0, max_count = 1, max_incl = 0;
+  FILE *out;
+
+  if (keep == NULL)
+    return output_error (errmsg, "out of memory");
+  out = fopen (file, "w");
+  if (out == NULL)
+    {
+      free (keep);
+      return output_error (errmsg, "cannot create: %s", strerror (errno));
+    }
+  for (size_t i = 0; i < r->n_edges; i++)
+    calls += r->edges[i].count;
+  for (size_t f = 0; f < r->n_functions; f++)
+    if (r->total != 0 && r->functions[f].calls != 0
+	&& 100.0 * (double) r->functions[f].inclusive / (double) r->total
+	   >= node_thres)
+      keep[f] = true;
+  for (size_t i = 0; i < r->n_edges; i++)
+    {
+      const struct trace_edge *e = &r->edges[i];
+      if (e->caller != TRACE_ROOT && calls != 0
+	  && 100.0 * (double) e->count / (double) calls >= edge_thres)
+	keep[e->caller] = keep[e->callee] = true;
+    }
+  for (size_t i = 0; i < r->n_edges; i++)
+    if (r->edges[i].caller != TRACE_ROOT && keep[r->edges[i].caller]
+	&& keep[r->edges[i].callee] && r->edges[i].count > max_count)
+      max_count = r->edges[i].count;
+  for (size_t f = 0; f < r->n_functions; f++)
+    if (keep[f] && r->functions[f].inclusive > max_incl)
+      max_incl = r->functions[f].inclusive;
+
+  fputs ("digraph trace {\n"
+	 "  graph [fontname=\"Helvetica\", nodesep=0.25, ranksep=0.5];\n"
+	 "  node [shape=box, style=\"rounded,filled\", "
+	 "fontname=\"Helvetica\", fontsize=10];\n"
+	 "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n", out);
+  for (size_t f = 0; f < r->n_functions; f++)
+    {
+      const struct trace_function *fn = &r->functions[f];
+      double heat;
+      if (!keep[f])
+	continue;
+      heat = max_incl != 0 ? sqrt ((double) fn->inclusive / (double) max_incl)
+	     : 0.0;
+      fprintf (out, "  f%zu [label=\"", f);
+      quoted (out, fn->name);
+      fputs ("\\n", out);
+      quoted (out, base_name (fn->object));
+      fprintf (out, "\\n%.2f%% (%.2f%% self)\\n%" PRIu64 " call%s\", "
+	       "fillcolor=\"%.3f %.3f %.3f\"];\n",
+	       r->total ? 100.0 * (double) fn->inclusive / (double) r->total
+	       : 0.0,
+	       r->total ? 100.0 * (double) fn->self / (double) r->total : 0.0,
+	       fn->calls, fn->calls == 1 ? "" : "s",
+	       0.66 * (1.0 - heat), 0.25 + 0.6 * heat, 0.97);
+    }
+  for (size_t i = 0; i < r->n_edges; i++)
+    {
+      const struct trace_edge *e = &r->edges[i];
+      if (e->caller == TRACE_ROOT || !keep[e->caller] || !keep[e->callee])
+	continue;
+      fprintf (out, "  f%zu -> f%zu [label=\"%" PRIu64 "\", "
+	       "penwidth=%.2f];\n", e->caller, e->callee, e->count,
+	       1.0 + 3.0 * (double) e->count / (double) max_count);
+    }
+  fputs ("}\n", out);
+  free (keep);
+  return finish (out, true, errmsg);
+}
+
+/* Print the callgrind name of function F: `(N) NAME' the first time,
+   `(N)' after that (name compression).  */
+
+static void
+callgrind_name (FILE *out, const struct trace_report *r, size_t f,
+		bool *named)
+{
+  if (named[f])
+    fprintf (out, "(%zu)\n", f + 1);
+  else
+    {
+      fprintf (out, "(%zu) %s\n", f + 1, r->functions[f].name);
+      named[f] = true;
+    }
+}
+
+bool
+trace_write_callgrind (const char *file, const struct trace_report *r,
+		       const char *command, char **errmsg)
+{
+  bool *named = calloc (r->n_functions + 1, sizeof *named);
+  FILE *out;
+
+  if (named == NULL)
+    return output_error (errmsg, "out of memory");
+  out = fopen (file, "w");
+  if (out == NULL)
+    {
+      free (named);
+      return output_error (errmsg, "cannot create: %s", strerror (errno));
+    }
+  fprintf (out, "# callgrind format\nversion: 1\ncreator: profreport\n"
+	   "cmd: %s\npositions: line\nevents: ns\n"
+	   "summary: %" PRIu64 "\n\n", command, r->total);
+  for (size_t f = 0; f < r->n_functions; f++)
+    {
+      const struct trace_function *fn = &r->functions[f];
+      /* No source positions: the file is unknown.  */
+      fprintf (out, "ob=%s\nfl=???\nfn=",
+	       fn->object[0] ? fn->object : "???");
+      callgrind_name (out, r, f, named);
+      fprintf (out, "0 %" PRIu64 "\n", fn->self);
+      for (size_t i = 0; i < r->n_edges; i++)
+	{
+	  const struct trace_edge *e = &r->edges[i];
+	  const struct trace_function *callee;
+	  if (e->caller != f)
+	    continue;
+	  callee = &r->functions[e->callee];
+	  fprintf (out, "cob=%s\ncfi=???\ncfn=",
+		   callee->object[0] ? callee->object : "???");
+	  callgrind_name (out, r, e->callee, named);
+	  fprintf (out, "calls=%" PRIu64 " 0\n0 %" PRIu64 "\n", e->count,
+		   e->time);
+	}
+      putc ('\n', out);
+    }
+  fprintf (out, "totals: %" PRIu64 "\n", r->total);
+  free (named);
+  return finish (out, true, errmsg);
+}
+
+/* Whether a frame was written yet, for the commas between events.  */
+static bool chrome_first;
+
+void
+trace_chrome_begin (FILE *f)
+{
+  fputs ("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", f);
+  chrome_first = true;
+}
+
+void
+trace_chrome_frame (FILE *f, const char *name, uint32_t pid, uint32_t tid,
+		    uint64_t start, uint64_t duration)
+{
+  fputs (chrome_first ? "\n" : ",\n", f);
+  chrome_first = false;
+  fputs ("{\"name\": \"", f);
+  quoted (f, name);
+  fprintf (f, "\", \"cat\": \"function\", \"ph\": \"X\", \"ts\": %" PRIu64
+	   ".%03u, \"dur\": %" PRIu64 ".%03u, \"pid\": %" PRIu32
+	   ", \"tid\": %" PRIu32 "}", start / 1000, (unsigned) (start % 1000),
+	   duration / 1000, (unsigned) (duration % 1000), pid, tid);
+}
+
+void
+trace_chrome_end (FILE *f)
+{
+  fputs ("\n]}\n", f);
+}

@@ -1,0 +1,845 @@
+/* trace-report.c -- rebuild the call stacks of a trace, and print the
+   flat profile and the call graph with times.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   trace-report.h says how the stack is rebuilt and how time is
+   counted.  A run-time address is mapped to its object through the
+   trace's object records and named from that object's symbols: a FUNC
+   symbol of .symtab at the entry, else one from the GNU ld map given
+   for the program, else one of .dynsym, else func_0xADDR.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "object.h"
+#include "trace-report.h"
+
+/* A named entry address.  */
+struct named_addr
+{
+  uint32_t addr;
+  uint32_t size;		/* 0 if unknown.  */
+  int rank;			/* Lower wins at the same address.  */
+  const char *name;
+};
+
+/* An object whose symbols were read (or could not be).  */
+struct symbol_file
+{
+  char *path;			/* As the trace names it.  */
+  bool is_program;
+  struct mips_object obj;
+  bool open;
+  struct named_addr *names;	/* Sorted by address, then rank.  */
+  size_t n_names;
+};
+
+/* The lookup tables behind trace_report.internal.  */
+struct internal
+{
+  struct symbol_file *files;
+  size_t n_files;
+  struct named_addr *map_names;	/* From --map, names owned here.  */
+  size_t n_map_names;
+  bool map_read;
+  /* Open addressing: function key -> index + 1.  */
+  size_t *func_slots, func_cap;
+  uint64_t *func_keys;
+  size_t *edge_slots, edge_cap;
+};
+
+static bool
+report_error (char **errmsg, const char *format, ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  if (vasprintf (errmsg, format, ap) < 0)
+    *errmsg = NULL;
+  va_end (ap);
+  return false;
+}
+
+static int
+compare_named (const void *a, const void *b)
+{
+  const struct named_addr *x = a, *y = b;
+
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Rank symbol S: .symtab before the map (rank 5000) before .dynsym;
+   global before weak before local; fewer leading underscores.  */
+
+static int
+symbol_rank (const struct object_symbol *s)
+{
+  size_t underscores = strspn (s->name, "_");
+
+  return ((s->dynamic ? 10000 : 0) + (underscores < 9 ? underscores : 9) * 10
+	  + (s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2));
+}
+
+/* Read the GNU ld map FILE: every line `  0xADDR  NAME' (a symbol
+   assignment) gives a name.  */
+
+static bool
+read_map (struct internal *in, const char *file, char **errmsg)
+{
+  FILE *f = fopen (file, "r");
+  char line[4096];
+  size_t cap = 0;
+
+  if (f == NULL)
+    return report_error (errmsg, "%s: cannot open: %s", file,
+			 strerror (errno));
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      unsigned long long addr;
+      char name[1024], rest[2];
+      struct named_addr *n;
+
+      if (line[0] != ' '
+	  || sscanf (line, " 0x%llx %1023s %1s", &addr, name, rest) != 2
+	  || addr > UINT32_MAX || strchr (name, '=') != NULL
+	  || strchr (name, '(') != NULL || strchr (name, '/') != NULL)
+	continue;
+      if (in->n_map_names == cap)
+	{
+	  cap = cap ? 2 * cap : 256;
+	  n = realloc (in->map_names, cap * sizeof *n);
+	  if (n == NULL)
+	    {
+	      fclose (f);
+	      return report_error (errmsg, "out of memory");
+	    }
+	  in->map_names = n;
+	}
+      n = &in->map_names[in->n_map_names];
+      n->addr = (uint32_t) addr;
+      n->size = 0;
+      n->rank = 5000 + (int) strspn (name, "_") * 10;
+      n->name = strdup (name);
+      if (n->name == NULL)
+	{
+	  fclose (f);
+	  return report_error (errmsg, "out of memory");
+	}
+      in->n_map_names++;
+    }
+  if (ferror (f))
+    {
+      fclose (f);
+      return report_error (errmsg, "%s: read error", file);
+    }
+  fclose (f);
+  if (in->n_map_names == 0)
+    return report_error (errmsg, "%s: no symbol in this linker map", file);
+  qsort (in->map_names, in->n_map_names, sizeof *in->map_names,
+	 compare_named);
+  return true;
+}
+
+/* Return the symbol file for PATH, opened (under SYSROOT first) on
+   first use.  A file that cannot be opened is noted once on standard
+   error; its functions are named by address.  */
+
+static struct symbol_file *
+get_file (struct internal *in, const char *path, bool is_program,
+	  const char *sysroot)
+{
+  struct symbol_file *sf;
+  char *err = NULL;
+  char *candidate = NULL;
+
+  for (size_t i = 0; i < in->n_files; i++)
+    if (strcmp (in->files[i].path, path) == 0)
+      {
+	in->files[i].is_program |= is_program;
+	return &in->files[i];
+      }
+  sf = realloc (in->files, (in->n_files + 1) * sizeof *sf);
+  if (sf == NULL)
+    return NULL;
+  in->files = sf;
+  sf = &in->files[in->n_files];
+  memset (sf, 0, sizeof *sf);
+  sf->path = strdup (path);
+  if (sf->path == NULL)
+    return NULL;
+  in->n_files++;
+  sf->is_program = is_program;
+  if (path[0] == '\0')
+    return sf;
+  if (sysroot != NULL && path[0] == '/'
+      && asprintf (&candidate, "%s%s", sysroot, path) >= 0
+      && access (candidate, R_OK) == 0)
+    sf->open = object_open (candidate, &sf->obj, &err);
+  else
+    sf->open = object_open (path, &sf->obj, &err);
+  if (!sf->open)
+    {
+      fprintf (stderr, "profreport: %s: %s; its functions are named by"
+	       " address\n", candidate != NULL && access (candidate, R_OK) == 0
+	       ? candidate : path, err != NULL ? err : "cannot open");
+      free (err);
+    }
+  else
+    {
+      sf->names = malloc ((sf->obj.n_symbols + 1) * sizeof *sf->names);
+      if (sf->names == NULL)
+	{
+	  free (candidate);
+	  return NULL;
+	}
+      for (size_t i = 0; i < sf->obj.n_symbols; i++)
+	{
+	  const struct object_symbol *s = &sf->obj.symbols[i];
+	  if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
+	      || s->shndx == SHN_UNDEF || s->name == NULL
+	      || s->name[0] == '\0')
+	    continue;
+	  sf->names[sf->n_names].addr = s->value;
+	  sf->names[sf->n_names].size = s->size;
+	  sf->names[sf->n_names].rank = symbol_rank (s);
+	  sf->names[sf->n_names].name = s->name;
+	  sf->n_names++;
+	}
+      qsort (sf->names, sf->n_names, sizeof *sf->names, compare_named);
+    }
+  free (candidate);
+  return sf;
+}
+
+/* The best name at ADDR among NAMES (N, sorted), or NULL; its rank in
+   *RANK.  */
+
+static const struct named_addr *
+name_at (const struct named_addr *names, size_t n, uint32_t addr)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (names[mid].addr < addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo < n && names[lo].addr == addr)
+    return &names[lo];
+  return NULL;
+}
+
+/* Make the name of the function at link-time ADDR of SF; set *SIZE to
+   its size, 0 if unknown.  */
+
+static char *
+function_name (const struct internal *in, const struct symbol_file *sf,
+	       uint32_t addr, uint32_t *size)
+{
+  const struct named_addr *best, *m;
+  char *name;
+
+  best = name_at (sf->names, sf->n_names, addr);
+  if (sf->is_program
+      && (m = name_at (in->map_names, in->n_map_names, addr)) != NULL
+      && (best == NULL || m->rank < best->rank))
+    best = m;
+  *size = best != NULL ? best->size : 0;
+  if (best != NULL)
+    return strdup (best->name);
+  if (asprintf (&name, "func_0x%" PRIx32, addr) < 0)
+    return NULL;
+  return name;
+}
+
+static size_t
+hash64 (uint64_t k)
+{
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return (size_t) k;
+}
+
+/* Grow the function table of R and IN to hold one more.  */
+
+static bool
+grow_functions (struct trace_report *r, struct internal *in)
+{
+  if (r->n_functions % 256 == 0)
+    {
+      struct trace_function *f
+	= realloc (r->functions, (r->n_functions + 256) * sizeof *f);
+      uint64_t *k = realloc (in->func_keys, (r->n_functions + 256) * sizeof *k);
+      if (f == NULL || k == NULL)
+	{
+	  if (f != NULL)
+	    r->functions = f;
+	  if (k != NULL)
+	    in->func_keys = k;
+	  return false;
+	}
+      r->functions = f;
+      in->func_keys = k;
+    }
+  if ((r->n_functions + 1) * 2 > in->func_cap)
+    {
+      size_t cap = in->func_cap ? in->func_cap * 2 : 1024;
+      size_t *slots = calloc (cap, sizeof *slots);
+      if (slots == NULL)
+	return false;
+      for (size_t i = 0; i < r->n_functions; i++)
+	{
+	  size_t h = hash64 (in->func_keys[i]) & (cap - 1);
+	  while (slots[h] != 0)
+	    h = (h + 1) & (cap - 1);
+	  slots[h] = i + 1;
+	}
+      free (in->func_slots);
+      in->func_slots = slots;
+      in->func_cap = cap;
+    }
+  return true;
+}
+
+/* Return the index of the function at run-time address ADDR of trace
+   T, made if new; (size_t) -1 when out of memory.  */
+
+static size_t
+lookup_function (struct trace_report *r, struct internal *in,
+		 const struct trace *t, const struct trace_report_options *o,
+		 uint32_t addr)
+{
+  const struct trace_object *to = trace_object_at (t, addr);
+  bool is_program = (to == NULL
+		     || (t->n_objects > 0
+			 && strcmp (to->path,
+				    t->objects[t->n_objects - 1].path) == 0));
+  struct symbol_file *sf = get_file (in, to != NULL ? to->path : "",
+				     is_program, o->sysroot);
+  uint32_t link;
+  uint64_t key;
+  size_t h;
+  struct trace_function *f;
+
+  if (sf == NULL)
+    return (size_t) -1;
+  link = to != NULL ? addr - to->bias : addr;
+  key = (uint64_t) (sf - in->files) << 32 | link;
+  if (in->func_cap != 0)
+    for (h = hash64 (key) & (in->func_cap - 1); in->func_slots[h] != 0;
+	 h = (h + 1) & (in->func_cap - 1))
+      if (in->func_keys[in->func_slots[h] - 1] == key)
+	return in->func_slots[h] - 1;
+  if (!grow_functions (r, in))
+    return (size_t) -1;
+  f = &r->functions[r->n_functions];
+  memset (f, 0, sizeof *f);
+  f->name = function_name (in, sf, link, &f->size);
+  if (f->name == NULL)
+    return (size_t) -1;
+  f->object = sf->path;
+  f->addr = link;
+  in->func_keys[r->n_functions] = key;
+  h = hash64 (key) & (in->func_cap - 1);
+  while (in->func_slots[h] != 0)
+    h = (h + 1) & (in->func_cap - 1);
+  in->func_slots[h] = r->n_functions + 1;
+  return r->n_functions++;
+}
+
+/* Return the index of the edge CALLER -> CALLEE, made if new.  */
+
+static size_t
+lookup_edge (struct trace_report *r, struct internal *in, size_t caller,
+	     size_t callee)
+{
+  uint64_t key = (uint64_t) (uint32_t) caller << 32 | (uint32_t) callee;
+  size_t h;
+  struct trace_edge *e;
+
+  if (in->edge_cap != 0)
+    for (h = hash64 (key) & (in->edge_cap - 1); in->edge_slots[h] != 0;
+	 h = (h + 1) & (in->edge_cap - 1))
+      {
+	e = &r->edges[in->edge_slots[h] - 1];
+	if (e->caller == caller && e->callee == callee)
+	  return in->edge_slots[h] - 1;
+      }
+  if (r->n_edges % 256 == 0)
+    {
+      e = realloc (r->edges, (r->n_edges + 256) * sizeof *e);
+      if (e == NULL)
+	return (size_t) -1;
+      r->edges = e;
+    }
+  if ((r->n_edges + 1) * 2 > in->edge_cap)
+    {
+      size_t cap = in->edge_cap ? in->edge_cap * 2 : 1024;
+      size_t *slots = calloc (cap, sizeof *slots);
+      if (slots == NULL)
+	return (size_t) -1;
+      for (size_t i = 0; i < r->n_edges; i++)
+	{
+	  uint64_t k = ((uint64_t) (uint32_t) r->edges[i].caller << 32
+			| (uint32_t) r->edges[i].callee);
+	  h = hash64 (k) & (cap - 1);
+	  while (slots[h] != 0)
+	    h = (h + 1) & (cap - 1);
+	  slots[h] = i + 1;
+	}
+      free (in->edge_slots);
+      in->edge_slots = slots;
+      in->edge_cap = cap;
+    }
+  e = &r->edges[r->n_edges];
+  e->caller = caller;
+  e->callee = callee;
+  e->count = 0;
+  e->time = 0;
+  h = hash64 (key) & (in->edge_cap - 1);
+  while (in->edge_slots[h] != 0)
+    h = (h + 1) & (in->edge_cap - 1);
+  in->edge_slots[h] = r->n_edges + 1;
+  return r->n_edges++;
+}
+
+/* One frame of a rebuilt stack.  */
+struct frame
+{
+  size_t func, edge;
+  uint32_t entry;		/* Run-time entry address.  */
+  uint32_t site;		/* Its call site, or 0.  */
+  uint64_t start, child;
+};
+
+/* -1 if the function of frame FR has no known size, else whether
+   run-time address SITE lies inside it.  */
+
+static int
+frame_holds (const struct trace_report *r, const struct frame *fr,
+	     uint32_t site)
+{
+  uint32_t size = r->functions[fr->func].size;
+
+  if (size == 0)
+    return -1;
+  return site >= fr->entry && site - fr->entry < size;
+}
+
+/* Pop the top frame of STACK (*DEPTH frames) at time NOW.  */
+
+static void
+pop_frame (struct trace_report *r, struct frame *stack, size_t *depth,
+	   uint64_t now, FILE *chrome, const struct trace_stream *s,
+	   uint64_t origin)
+{
+  struct frame *fr = &stack[--*depth];
+  struct trace_function *f = &r->functions[fr->func];
+  uint64_t dur = now > fr->start ? now - fr->start : 0;
+
+  f->self += dur > fr->child ? dur - fr->child : 0;
+  r->total += dur > fr->child ? dur - fr->child : 0;
+  if (--f->active == 0)
+    f->inclusive += dur;
+  r->edges[fr->edge].time += dur;
+  if (*depth > 0)
+    stack[*depth - 1].child += dur;
+  if (chrome != NULL)
+    trace_chrome_frame (chrome, f->name, s->pid, s->tid,
+			fr->start - origin, dur);
+}
+
+bool
+trace_report_add (struct trace_report *r, const struct trace *t,
+		  const struct trace_report_options *opts, FILE *chrome,
+		  char **errmsg)
+{
+  struct internal *in = r->internal;
+  struct frame *stack = NULL;
+  size_t cap = 0;
+  uint64_t origin = UINT64_MAX;
+
+  if (in == NULL)
+    {
+      in = calloc (1, sizeof *in);
+      if (in == NULL)
+	return report_error (errmsg, "out of memory");
+      r->internal = in;
+    }
+  if (opts->map != NULL && !in->map_read)
+    {
+      if (!read_map (in, opts->map, errmsg))
+	return false;
+      in->map_read = true;
+    }
+
+  for (size_t i = 0; i < t->n_streams; i++)
+    if (t->streams[i].n_events > 0 && t->streams[i].events[0].time < origin)
+      origin = t->streams[i].events[0].time;
+
+  for (size_t i = 0; i < t->n_streams; i++)
+    {
+      const struct trace_stream *s = &t->streams[i];
+      size_t depth = 0;
+      uint64_t last = 0;
+
+      r->n_threads++;
+      r->lost += s->lost;
+      for (size_t k = 0; k < s->n_events; k++)
+	{
+	  const struct trace_event *e = &s->events[k];
+	  size_t f = lookup_function (r, in, t, opts, e->func);
+	  uint64_t now = e->time < last ? last : e->time;
+
+	  if (f == (size_t) -1)
+	    goto oom;
+	  last = now;
+	  r->n_events++;
+	  if (!e->exit && e->site != 0 && depth > 0
+	      && stack[depth - 1].site != e->site
+	      && frame_holds (r, &stack[depth - 1], e->site) == 0)
+	    {
+	      /* Called from below the top of the stack: the frames over
+		 the caller were left without their exits.  The site of a
+		 function that gcc inlined (and instrumented, as plain
+		 -finstrument-functions does) is the one of the function
+		 it was inlined into: a site equal to the top frame's is
+		 taken for that, not for a stale frame.  */
+	      size_t at = depth - 1;
+	      int holds = 0;
+	      while (at > 0
+		     && (holds = frame_holds (r, &stack[at - 1], e->site)) == 0)
+		at--;
+	      if (at > 0 && holds == 1)
+		{
+		  r->unwound += depth - at;
+		  while (depth > at)
+		    pop_frame (r, stack, &depth, now, chrome, s, origin);
+		}
+	    }
+	  if (!e->exit)
+	    {
+	      size_t caller = depth > 0 ? stack[depth - 1].func : TRACE_ROOT;
+	      size_t edge = lookup_edge (r, in, caller, f);
+	      if (edge == (size_t) -1)
+		goto oom;
+	      if (depth == cap)
+		{
+		  struct frame *ns;
+		  cap = cap ? 2 * cap : 256;
+		  ns = realloc (stack, cap * sizeof *stack);
+		  if (ns == NULL)
+		    goto oom;
+		  stack = ns;
+		}
+	      r->edges[edge].count++;
+	      r->functions[f].calls++;
+	      r->functions[f].active++;
+	      stack[depth].func = f;
+	      stack[depth].entry = e->func;
+	      stack[depth].site = e->site;
+	      stack[depth].edge = edge;
+	      stack[depth].start = now;
+	      stack[depth].child = 0;
+	      depth++;
+	    }
+	  else
+	    {
+	      size_t at = depth;
+	      while (at > 0 && stack[at - 1].func != f)
+		at--;
+	      if (at == 0)
+		{
+		  r->orphan_exits++;
+		  continue;
+		}
+	      /* The frames over the function's topmost one were left
+		 without their exits.  */
+	      r->unwound += depth - at;
+	      while (depth >= at)
+		pop_frame (r, stack, &depth, now, chrome, s, origin);
+	    }
+	}
+      while (depth > 0)
+	{
+	  r->open_at_end++;
+	  pop_frame (r, stack, &depth, last, chrome, s, origin);
+	}
+    }
+  free (stack);
+  return true;
+
+ oom:
+  free (stack);
+  return report_error (errmsg, "out of memory");
+}
+
+/* Sort helpers.  */
+static const struct trace_report *sort_report;
+
+static int
+compare_self (const void *a, const void *b)
+{
+  const struct trace_function *x = &sort_report->functions[*(const size_t *) a];
+  const struct trace_function *y = &sort_report->functions[*(const size_t *) b];
+
+  if (x->self != y->self)
+    return x->self > y->self ? -1 : 1;
+  if (x->calls != y->calls)
+    return x->calls > y->calls ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+static int
+compare_inclusive (const void *a, const void *b)
+{
+  const struct trace_function *x = &sort_report->functions[*(const size_t *) a];
+  const struct trace_function *y = &sort_report->functions[*(const size_t *) b];
+
+  if (x->inclusive != y->inclusive)
+    return x->inclusive > y->inclusive ? -1 : 1;
+  return compare_self (a, b);
+}
+
+static const char *
+caller_name (const struct trace_report *r, size_t f)
+{
+  return f == TRACE_ROOT ? TRACE_ROOT_NAME : r->functions[f].name;
+}
+
+static double
+ms (uint64_t ns)
+{
+  return (double) ns / 1e6;
+}
+
+static double
+percent (uint64_t part, uint64_t whole)
+{
+  return whole != 0 ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static void
+print_unbalanced (FILE *out, const struct trace_report *r)
+{
+  if (r->unwound == 0 && r->orphan_exits == 0 && r->open_at_end == 0
+      && r->lost == 0)
+    {
+      fputs ("Every entry has its exit.\n", out);
+      return;
+    }
+  fputs ("Unbalanced trace:\n", out);
+  if (r->unwound != 0)
+    fprintf (out, "  %" PRIu64 " frame%s left without an exit event"
+	     " (longjmp, exception), closed when an outer frame exited\n",
+	     r->unwound, r->unwound == 1 ? "" : "s");
+  if (r->orphan_exits != 0)
+    fprintf (out, "  %" PRIu64 " exit event%s of functions not on the"
+	     " stack, ignored\n", r->orphan_exits,
+	     r->orphan_exits == 1 ? "" : "s");
+  if (r->open_at_end != 0)
+    fprintf (out, "  %" PRIu64 " frame%s still open when the thread's"
+	     " events ended (exit, abort), closed at its last event\n",
+	     r->open_at_end, r->open_at_end == 1 ? "" : "s");
+  if (r->lost != 0)
+    fprintf (out, "  %" PRIu64 " event%s lost by the runtime\n",
+	     r->lost, r->lost == 1 ? "" : "s");
+}
+
+static void
+print_flat (FILE *out, const struct trace_report *r, const size_t *order,
+	    enum report_format format)
+{
+  if (format == REPORT_CSV)
+    fputs ("object,function,calls,self_ns,inclusive_ns\n", out);
+  else
+    {
+      fprintf (out, "Flat profile: %" PRIu64 " events in %" PRIu64
+	       " thread%s, %.3f ms in traced functions.\n",
+	       r->n_events, r->n_threads, r->n_threads == 1 ? "" : "s",
+	       ms (r->total));
+      print_unbalanced (out, r);
+      fputs ("\n  %self       self ms  inclusive ms         calls  function\n",
+	     out);
+    }
+  for (size_t i = 0; i < r->n_functions; i++)
+    {
+      const struct trace_function *f = &r->functions[order[i]];
+      if (format == REPORT_CSV)
+	{
+	  csv_field (out, f->object);
+	  putc (',', out);
+	  csv_field (out, f->name);
+	  fprintf (out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		   f->calls, f->self, f->inclusive);
+	}
+      else
+	fprintf (out, "%7.2f  %12.3f  %12.3f  %12" PRIu64 "  %s\n",
+		 percent (f->self, r->total), ms (f->self),
+		 ms (f->inclusive), f->calls, f->name);
+    }
+}
+
+static int
+compare_edge_csv (const void *a, const void *b)
+{
+  const struct trace_edge *x = &sort_report->edges[*(const size_t *) a];
+  const struct trace_edge *y = &sort_report->edges[*(const size_t *) b];
+  int c = strcmp (caller_name (sort_report, x->caller),
+		  caller_name (sort_report, y->caller));
+
+  if (c != 0)
+    return c;
+  return strcmp (sort_report->functions[x->callee].name,
+		 sort_report->functions[y->callee].name);
+}
+
+/* The call graph: for every function, by inclusive time, the callers
+   (with the calls and the time spent on behalf of each), the function,
+   and its callees.  */
+
+static void
+print_graph (FILE *out, const struct trace_report *r, const size_t *order,
+	     enum report_format format)
+{
+  size_t *rank = NULL;
+
+  if (format == REPORT_CSV)
+    {
+      size_t *eorder = malloc ((r->n_edges + 1) * sizeof *eorder);
+      fputs ("caller,callee,count\n", out);
+      if (eorder == NULL)
+	return;
+      for (size_t i = 0; i < r->n_edges; i++)
+	eorder[i] = i;
+      sort_report = r;
+      qsort (eorder, r->n_edges, sizeof *eorder, compare_edge_csv);
+      for (size_t i = 0; i < r->n_edges; i++)
+	{
+	  const struct trace_edge *e = &r->edges[eorder[i]];
+	  csv_field (out, caller_name (r, e->caller));
+	  putc (',', out);
+	  csv_field (out, r->functions[e->callee].name);
+	  fprintf (out, ",%" PRIu64 "\n", e->count);
+	}
+      free (eorder);
+      return;
+    }
+
+  rank = malloc ((r->n_functions + 1) * sizeof *rank);
+  if (rank == NULL)
+    return;
+  for (size_t i = 0; i < r->n_functions; i++)
+    rank[order[i]] = i + 1;
+  fprintf (out, "Call graph: %" PRIu64 " events in %" PRIu64 " thread%s,"
+	   " %.3f ms in traced functions.\n",
+	   r->n_events, r->n_threads, r->n_threads == 1 ? "" : "s",
+	   ms (r->total));
+  print_unbalanced (out, r);
+  fputs ("\nEach entry: the callers (calls from that caller, and the time"
+	 " the function\nspent on their behalf), the function itself, then"
+	 " its callees (calls, and\nthe time each spent on behalf of the"
+	 " function).  Times in milliseconds.\n\n"
+	 "index   %incl       self  inclusive        calls  name\n", out);
+  for (size_t i = 0; i < r->n_functions; i++)
+    {
+      size_t fi = order[i];
+      const struct trace_function *f = &r->functions[fi];
+      char index[32];
+
+      for (size_t k = 0; k < r->n_edges; k++)
+	{
+	  const struct trace_edge *e = &r->edges[k];
+	  if (e->callee != fi)
+	    continue;
+	  if (e->caller == TRACE_ROOT)
+	    fprintf (out, "%16s  %9s  %9.3f  %11" PRIu64 "      %s\n", "", "",
+		     ms (e->time), e->count, TRACE_ROOT_NAME);
+	  else
+	    fprintf (out, "%16s  %9s  %9.3f  %11" PRIu64 "      %s [%zu]\n",
+		     "", "", ms (e->time), e->count,
+		     r->functions[e->caller].name, rank[e->caller]);
+	}
+      snprintf (index, sizeof index, "[%zu]", i + 1);
+      fprintf (out, "%-6s %6.2f  %9.3f  %9.3f  %11" PRIu64 "  %s %s\n",
+	       index, percent (f->inclusive, r->total), ms (f->self),
+	       ms (f->inclusive), f->calls, f->name, index);
+      for (size_t k = 0; k < r->n_edges; k++)
+	{
+	  const struct trace_edge *e = &r->edges[k];
+	  if (e->caller != fi)
+	    continue;
+	  fprintf (out, "%16s  %9s  %9.3f  %11" PRIu64 "      %s [%zu]\n",
+		   "", "", ms (e->time), e->count,
+		   r->functions[e->callee].name, rank[e->callee]);
+	}
+      fputs ("-----------------------------------------------\n", out);
+    }
+  free (rank);
+}
+
+void
+trace_report_print (FILE *out, const struct trace_report *r,
+		    const struct report_options *opts)
+{
+  size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
+
+  if (order == NULL)
+    return;
+  for (size_t i = 0; i < r->n_functions; i++)
+    order[i] = i;
+  sort_report = r;
+  qsort (order, r->n_functions, sizeof *order,
+	 opts->calls ? compare_inclusive : compare_self);
+  if (opts->calls)
+    print_graph (out, r, order, opts->format);
+  else
+    print_flat (out, r, order, opts->format);
+  free (order);
+}
+
+void
+trace_report_free (struct trace_report *r)
+{
+  struct internal *in = r->internal;
+
+  for (size_t i = 0; i < r->n_functions; i++)
+    free (r->functions[i].name);
+  free (r->functions);
+  free (r->edges);
+  if (in != NULL)
+    {
+      for (size_t i = 0; i < in->n_files; i++)
+	{
+	  free (in->files[i].path);
+	  free (in->files[i].names);
+	  if (in->files[i].open)
+	    object_close (&in->files[i].obj);
+	}
+      for (size_t i = 0; i < in->n_map_names; i++)
+	free ((char *) in->map_names[i].name);
+      free (in->map_names);
+      free (in->files);
+      free (in->func_slots);
+      free (in->func_keys);
+      free (in->edge_slots);
+      free (in);
+    }
+  memset (r, 0, sizeof *r);
+}
