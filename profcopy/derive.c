@@ -279,8 +279,9 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 }
 
 bool
-derive_plan (const struct analysis *a, const uint32_t *cost, bool all,
-	     struct derive *d, char **errmsg)
+derive_plan (const struct analysis *a, const uint32_t *cost,
+	     const unsigned char *cold, bool all, struct derive *d,
+	     char **errmsg)
 {
   const struct cfg *cfg = &a->cfg;
   size_t n = cfg->n_blocks;
@@ -332,7 +333,8 @@ derive_plan (const struct analysis *a, const uint32_t *cost, bool all,
 	depth += depth_diff[i];
 	dd = depth < 0 ? 0 : depth > 15 ? 15 : (uint32_t) depth;
 	w[i].block = (uint32_t) i;
-	w[i].weight = (dd << 8) | (cost[i] > 255 ? 255 : cost[i]);
+	w[i].weight = cold[i] ? 0
+		      : ((dd + 1) << 8) | (cost[i] > 255 ? 255 : cost[i]);
       }
   }
   qsort (w, n, sizeof *w, compare_weighted);

@@ -34,11 +34,14 @@ struct derive
 
 /* Choose the blocks of A that need a counter: those whose count does
    not follow from the others' by flow conservation.  COST[i] is what a
-   counter in block i would cost (instructions); blocks in loops and
-   costly counters are derived first.  With ALL, every block is
-   measured.  False with *ERRMSG when out of memory.  */
-bool derive_plan (const struct analysis *a, const uint32_t *cost, bool all,
-		  struct derive *d, char **errmsg);
+   counter in block i would cost (instructions), COLD[i] says that block
+   i surely runs seldom (it leads only to a call that never returns);
+   blocks in loops and costly counters are derived first, cold blocks
+   last.  With ALL, every block is measured.  False with *ERRMSG when
+   out of memory.  */
+bool derive_plan (const struct analysis *a, const uint32_t *cost,
+		  const unsigned char *cold, bool all, struct derive *d,
+		  char **errmsg);
 
 void derive_free (struct derive *d);
 

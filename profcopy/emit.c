@@ -337,6 +337,59 @@ find_returning (const struct emitter *e, unsigned char *returns)
   return true;
 }
 
+/* A malloc'd array saying for every block whether it surely runs
+   seldom: it ends in a call that never returns or in a trap, or every
+   way on leads to such a block within its function.  NULL when out of
+   memory.  */
+
+static unsigned char *
+mark_cold (const struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *cold = calloc (n + 1, 1);
+  unsigned char *returns = malloc (cfg->n_funcs + 1);
+  bool changed = true;
+
+  if (cold == NULL || returns == NULL || !find_returning (e, returns))
+    {
+      free (cold);
+      free (returns);
+      return NULL;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
+      if (calls_noreturn (e, returns, b)
+	  || (last != NULL && (last->flags & INSN_F_TRAP)))
+	cold[i] = 1;
+    }
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = n; i-- > 0;)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool all = b->n_succ > 0
+		     && !(b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN
+				      | BLOCK_F_INDIRECT
+				      | BLOCK_F_FALLTHRU_EXIT));
+	  if (cold[i])
+	    continue;
+	  for (uint32_t k = 0; k < b->n_succ && all; k++)
+	    all = cold[b->succ[k]] && cfg->blocks[b->succ[k]].func == b->func;
+	  if (all)
+	    {
+	      cold[i] = 1;
+	      changed = true;
+	    }
+	}
+    }
+  free (returns);
+  return cold;
+}
+
 /* Mark in INTERNAL the function entry blocks that only direct calls and
    branches of this object reach: no code address of the relocation
    table, no dynamic symbol, no landing pad leads there, and some direct
@@ -1495,13 +1548,72 @@ mark_llsc (struct emitter *e)
     }
 }
 
+/* With --calls: mark the probe sites, an entry probe at the entry of
+   every function and an exit probe before every return and every tail
+   jump (an unconditional jump to another function's entry, or a jump
+   through t9 that no table explains).  Lazy-binding stubs are left
+   alone: they leave through the dynamic linker.  */
+
+static void
+mark_probes (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct function *f = &cfg->funcs[b->func];
+      const struct insn *first = code_insn_at (code, b->start);
+      const struct insn *slot;
+      const struct insn *ctl;
+      const char *sname;
+      bool exit_here = false;
+
+      if (first == NULL)
+	continue;
+      sname = NULL;
+      for (size_t s = 0; s < code->n_sections; s++)
+	if (b->start >= code->sections[s].start
+	    && b->start < code->sections[s].end)
+	  sname = code->sections[s].section->name;
+      if (sname != NULL && (strcmp (sname, ".MIPS.stubs") == 0
+			    || strcmp (sname, ".plt") == 0))
+	continue;
+      if (b->start == f->entry && first->kind != INSN_INVALID)
+	e->probe[emit_word_index (e, b->start)] = PROBE_ENTRY;
+      ctl = cfg_block_control (code, b, &slot);
+      if (ctl == NULL || slot == NULL)
+	continue;
+      if (ctl->kind == INSN_RETURN)
+	exit_here = true;
+      else if (ctl->kind == INSN_JUMP)
+	{
+	  const struct function *g = cfg_function_at (cfg, ctl->target);
+	  exit_here = g != NULL && g != f && g->entry == ctl->target;
+	}
+      else if (ctl->kind == INSN_IJUMP && ctl->rs == REG_T9)
+	{
+	  exit_here = true;
+	  for (size_t k = 0; k < a->relocs.n_entries; k++)
+	    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE
+		&& a->relocs.entries[k].aux2 == ctl->addr)
+	      exit_here = false;
+	}
+      if (exit_here)
+	e->probe[emit_word_index (e, ctl->addr)] |= PROBE_EXIT;
+    }
+}
+
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   char **errmsg)
+	   bool calls, char **errmsg)
 {
   const struct code *code = &a->code;
   size_t total = 0;
   uint32_t *cost;
+  unsigned char *cold;
   bool ok;
 
   memset (e, 0, sizeof *e);
@@ -1548,6 +1660,16 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL
       || e->pad == NULL || e->needs_pad == NULL)
     goto nomem;
+  e->calls = calls;
+  e->probe = calloc (total + 1, 1);
+  e->probe_stub = calloc (total + 1, sizeof *e->probe_stub);
+  e->probe_new_stub = calloc (total + 1, 1);
+  e->past_probe = calloc (total + 1, sizeof *e->past_probe);
+  if (e->probe == NULL || e->probe_stub == NULL || e->probe_new_stub == NULL
+      || e->past_probe == NULL)
+    goto nomem;
+  if (calls)
+    mark_probes (e);
   mark_entered (e);
   mark_llsc (e);
   if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg)
@@ -1568,8 +1690,13 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       if (p->edge)
 	cost[i] += snippet_words (&p->taken) + 4;
     }
-  ok = derive_plan (a, cost, all_blocks, &e->derive, errmsg);
+  cold = mark_cold (e);
+  ok = cold != NULL
+       && derive_plan (a, cost, cold, all_blocks, &e->derive, errmsg);
+  if (cold == NULL)
+    *errmsg = strdup ("out of memory");
   free (cost);
+  free (cold);
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
@@ -1708,11 +1835,70 @@ xlate_words (const struct snippet *sn)
 
 /* One layout pass: fill map and insn_new and set text_size.  */
 
+/* Words of a probe site and of a probe stub (see put_probe_stub); a
+   site calls the last stub laid out before it, and a new copy of the
+   stub goes in (behind a branch over it) when that one is further than
+   PROBE_STUB_REACH bytes, well within the reach of bal.  */
+#define PROBE_SITE_WORDS	7
+#define PROBE_STUB_WORDS	68
+#define PROBE_STUB_REACH	0x18000
+
+/* Lay out the probe site at word W at *PC, deciding on its stub;
+   *LAST_STUB is the last stub laid out (0: none yet).  REUSE: a site
+   already placed at this word chose the stub.  */
+
+static void
+layout_probe_site (struct emitter *e, long w, uint32_t *pc,
+		   uint32_t *last_stub, bool reuse)
+{
+  if (!reuse)
+    {
+      e->probe_new_stub[w] = *last_stub == 0
+			     || *pc - *last_stub > PROBE_STUB_REACH;
+      if (e->probe_new_stub[w])
+	{
+	  *last_stub = *pc + 8;
+	  *pc += 4 * (2 + PROBE_STUB_WORDS);
+	}
+      e->probe_stub[w] = *last_stub;
+    }
+  *pc += 4 * PROBE_SITE_WORDS;
+}
+
+/* Send the branches of a function to its own entry past the entry
+   probe: a loop back to the entry is not a call.  */
+
+static void
+retarget_entry_branches (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      long t, w;
+
+      if (ctl == NULL || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
+	  || ctl->op == OP_J)
+	continue;
+      t = emit_word_index (e, ctl->target);
+      w = emit_word_index (e, ctl->addr);
+      if (t < 0 || !(e->probe[t] & PROBE_ENTRY) || e->plans[i].edge
+	  || cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
+	continue;
+      e->retarget[w] = e->past_probe[t];
+    }
+}
+
 static void
 layout_pass (struct emitter *e)
 {
   const struct analysis *a = e->a;
   uint32_t pc = e->text_addr;
+  uint32_t last_stub = 0;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
@@ -1726,11 +1912,19 @@ layout_pass (struct emitter *e)
 	  pc += 4 * PAD_WORDS;
 	}
       e->map[ws] = pc;
+      if (e->probe[ws] & PROBE_ENTRY)
+	{
+	  layout_probe_site (e, ws, &pc, &last_stub, false);
+	  e->past_probe[ws] = pc;
+	}
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
 	    pc += 4 * snippet_words (&p->s);
+	  if (e->probe[w] & PROBE_EXIT)
+	    layout_probe_site (e, w, &pc, &last_stub,
+			       (e->probe[w] & PROBE_ENTRY) != 0);
 	  if (e->xlate[w].kind != 0xff)
 	    pc += 4 * xlate_words (&e->xlate[w]);
 	  e->insn_new[w] = pc;
@@ -1752,6 +1946,8 @@ layout_pass (struct emitter *e)
 	pc += 4 * snippet_words (&p->s);
     }
   e->text_size = pc - e->text_addr;
+  if (e->calls)
+    retarget_entry_branches (e);
 }
 
 /* A register other than ra, dead in DEAD, or 0.  */
@@ -2400,6 +2596,93 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   return true;
 }
 
+/* The probe stub: save every register the runtime's probe routines may
+   write (at, v0-v1, a0-a3, t0-t9, gp, ra, HI, LO; they use no FP
+   register), call the routine the runtime put in the slot the site's
+   word selects, with the run-time address of the original function and
+   the function's return address, restore, and return past the site's
+   word.  On entry ra points at that word and the site has saved the
+   function's own ra at 4(sp).  */
+
+static void
+put_probe_stub (struct cursor *c)
+{
+  const struct emitter *e = c->e;
+  uint32_t start = c->pc;
+  uint32_t anchor = start + 4 * 26;
+  uint32_t hi;
+  int32_t lo;
+  unsigned k;
+  static const uint8_t saved[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+				   13, 14, 15, 24, 25, 28, 31 };
+
+  split_hi_lo (e->probe_slots - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -112));
+  for (k = 0; k < sizeof saved; k++)
+    put (c, itype (OP_SW, REG_SP, saved[k], 16 + 4 * k));
+  put (c, (8 << 11) | 0x10);			/* mfhi t0 */
+  put (c, itype (OP_SW, REG_SP, 8, 92));
+  put (c, (8 << 11) | 0x12);			/* mflo t0 */
+  put (c, itype (OP_SW, REG_SP, 8, 96));
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, 0);
+  put (c, itype (OP_LUI, 0, 8, hi));			/* anchor: */
+  put (c, addu (8, 8, REG_RA));
+  put (c, itype (OP_LW, REG_SP, 9, 88));		/* t1: the word */
+  put (c, itype (OP_LW, 9, 4, 0));
+  put (c, itype (0x0c, 4, 10, 1));			/* andi t2,a0,1 */
+  put (c, (10 << 16) | (10 << 11) | (2 << 6));		/* sll t2,t2,2 */
+  put (c, addu (8, 8, 10));
+  put (c, itype (OP_LW, 8, REG_T9, (uint32_t) lo));
+  put (c, itype (OP_BEQ, REG_T9, 0, 6));		/* no routine yet */
+  put (c, itype (OP_ADDIU, 0, 10, (uint32_t) -2));
+  put (c, (4 << 21) | (10 << 16) | (4 << 11) | 0x24);	/* and a0,a0,t2 */
+  put (c, addu (4, 4, 9));
+  put (c, itype (OP_LW, REG_SP, 5, 116));
+  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, 0);
+  put (c, itype (OP_LW, REG_SP, 8, 92));
+  put (c, (8 << 21) | 0x11);				/* mthi t0 */
+  put (c, itype (OP_LW, REG_SP, 8, 96));
+  put (c, (8 << 21) | 0x13);				/* mtlo t0 */
+  for (k = 0; k < sizeof saved; k++)
+    put (c, itype (OP_LW, REG_SP, saved[k], 16 + 4 * k));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 112));
+  put (c, itype (OP_ADDIU, REG_RA, REG_RA, 4));
+  put (c, (REG_RA << 21) | 0x08);			/* jr ra */
+  put (c, 0);
+  (void) start;
+}
+
+/* The probe site of KIND (PROBE_ENTRY or PROBE_EXIT) at word W, in the
+   function that starts at FUNC (original address), with the stub copy
+   before it when the layout put one there (NEW_STUB).  */
+
+static void
+put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
+		bool new_stub)
+{
+  const struct emitter *e = c->e;
+  uint32_t word_addr;
+  int64_t off;
+
+  if (new_stub)
+    {
+      put (c, itype (OP_BEQ, 0, 0, 1 + PROBE_STUB_WORDS));	/* b over */
+      put (c, 0);
+      put_probe_stub (c);
+    }
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 4));
+  off = ((int64_t) e->probe_stub[w] - (int64_t) (c->pc + 4)) / 4;
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, (uint32_t) off));
+  put (c, 0);
+  word_addr = c->pc;
+  put (c, (func - word_addr) | (kind == PROBE_EXIT ? 1 : 0));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 4));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+}
+
 bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
@@ -2419,11 +2702,29 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
 	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 	}
+      if (e->probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
+	{
+	  long ws = emit_word_index (e, b->start);
+	  put_probe_site (&c, ws, PROBE_ENTRY, b->start,
+			  e->probe_new_stub[ws]);
+	  e->n_probes++;
+	  e->n_probe_stubs += e->probe_new_stub[ws];
+	}
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
+	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
 	    put_snippet (&c, i, &p->s);
+	  if (e->probe[w] & PROBE_EXIT)
+	    {
+	      bool reuse = (e->probe[w] & PROBE_ENTRY) != 0;
+	      put_probe_site (&c, w, PROBE_EXIT,
+			      a->cfg.funcs[b->func].entry,
+			      !reuse && e->probe_new_stub[w]);
+	      e->n_probes++;
+	      e->n_probe_stubs += !reuse && e->probe_new_stub[w];
+	    }
 	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
 	  if (insn == NULL)
@@ -2466,6 +2767,10 @@ emit_free (struct emitter *e)
   free (e->pad);
   free (e->needs_pad);
   free (e->plans);
+  free (e->probe);
+  free (e->probe_stub);
+  free (e->probe_new_stub);
+  free (e->past_probe);
   derive_free (&e->derive);
   free (e->got.new_values);
   free (e->got.target_of);

@@ -130,6 +130,20 @@ struct emitter
 				   the word's function.  */
 
   struct count_plan *plans;	/* Per block.  */
+  /* --calls: per original word, PROBE_ENTRY at a function's entry,
+     PROBE_EXIT at a return or tail jump, else 0; the probe stub the
+     site calls; whether a copy of the stub is laid out just before the
+     site.  */
+  bool calls;
+  uint8_t *probe;
+  uint32_t *probe_stub;
+  uint8_t *probe_new_stub;
+  uint32_t *past_probe;		/* Per entry word: the address after its
+				   probe, where the function's own branches
+				   to its entry go.  */
+  uint32_t probe_slots;		/* Address of the two words the runtime
+				   fills with its probe routines.  */
+  size_t n_probes, n_probe_stubs;
   struct derive derive;		/* Which blocks have counters.  */
   uint32_t text_addr;		/* Where the new text starts.  */
   uint32_t old_start, old_end;	/* The original code range of the map.  */
@@ -150,7 +164,10 @@ struct emitter
    only where derive.c says) and the new GOT's entries (their addresses
    are fixed later).  False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		char **errmsg);
+		bool calls, char **errmsg);
+
+#define PROBE_ENTRY	1
+#define PROBE_EXIT	2
 
 /* Lay out the new text at TEXT_ADDR: fill map and insn_new and set
    text_size.  */

@@ -54,6 +54,7 @@ struct options
   bool whole_program;
   bool poison_original;
   bool all_blocks;
+  bool calls;
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
 };
@@ -62,6 +63,7 @@ struct options
 enum option_code
 {
   OPTION_ALL_BLOCKS = 256,
+  OPTION_CALLS,
   OPTION_DUMP_BLOCKS,
   OPTION_DUMP_RELOCS,
   OPTION_LIST_NEEDED,
@@ -74,6 +76,7 @@ enum option_code
 /* Sorted by name.  */
 static const struct option long_options[] = {
   { "all-blocks", no_argument, NULL, OPTION_ALL_BLOCKS },
+  { "calls", no_argument, NULL, OPTION_CALLS },
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
   { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
   { "help", no_argument, NULL, 'h' },
@@ -103,6 +106,8 @@ usage (FILE *stream, int status)
   -o, --output=FILE|DIR          Write the result here\n\
       --poison-original          Fill the original code with trap\n\
                                    instructions\n\
+      --calls                    Also call the runtime's trace probes at every\n\
+                                   function entry and exit (call traces)\n\
       --all-blocks               Put a counter in every block (by default\n\
                                    blocks whose counts follow from others'\n\
                                    have none)\n\
@@ -205,6 +210,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
 
   ropts.poison_original = opts->poison_original;
   ropts.all_blocks = opts->all_blocks;
+  ropts.calls = opts->calls;
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -429,7 +435,7 @@ int
 main (int argc, char **argv)
 {
   struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false, false, false, false, NULL, NULL };
+			  false, false, false, false, false, NULL, NULL };
   int status = 0;
   int c;
 
@@ -450,6 +456,9 @@ main (int argc, char **argv)
 	break;
       case OPTION_ALL_BLOCKS:
 	opts.all_blocks = true;
+	break;
+      case OPTION_CALLS:
+	opts.calls = true;
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;

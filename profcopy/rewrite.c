@@ -29,6 +29,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,6 +600,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
       memcpy (sb->buf + id_off, obj->build_id, obj->build_id_len);
     }
 
+  e->probe_slots = sb->vaddr + (uint32_t) hdr
+		   + offsetof (struct pc_segment_header, probe_enter);
   /* The text first: its size decides every later address.  */
   text_off = (sb->size + 15) & ~(size_t) 15;
   if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg))
@@ -702,8 +705,11 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   put32 (h + 52, obj->build_id != NULL ? sb->vaddr + (uint32_t) id_off : 0,
 	 be);
   put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
-  put32 (h + 60, rw->main_program ? PC_SEGMENT_F_MAIN : 0, be);
+  put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
+		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0), be);
   put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
+  put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
+  put32 (h + 72, 0, be);
 
   apply_relocs (rw);
   move_got_relocs (rw);
@@ -740,7 +746,7 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
-  if (!emit_plan (&rw.e, &rw.a, opts->all_blocks, errmsg))
+  if (!emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, errmsg))
     goto done;
   rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
   rw.image = malloc (rw.a.obj.size);
@@ -758,11 +764,12 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu pc-relative, %zu absolute, %zu with saved registers, "
 	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
-	     "%u new GOT entries, new text %u bytes\n", in_path,
+	     "%u new GOT entries, %zu probes with %zu stubs, "
+	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
 	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs, rw.e.n_spilled, rw.e.n_edge, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
-	     rw.e.text_size);
+	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
 
   if (stat (in_path, &st) != 0)
     st.st_mode = 0755;

@@ -13,6 +13,7 @@ struct rewrite_options
 {
   bool poison_original;		/* Fill the original code with traps.  */
   bool all_blocks;		/* A counter in every block, none derived.  */
+  bool calls;			/* Entry and exit probes (call traces).  */
   bool verbose;
   /* For a main program: the runtime's soname, added as its first
      DT_NEEDED, and whether to add DT_RPATH $ORIGIN so that the profiled

@@ -40,6 +40,7 @@
 #include "profile-format.h"
 #include "runtime.h"
 #include "segment.h"
+#include "trace.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -760,6 +761,23 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   (void) data;
+  /* An object rewritten with --calls gets the probe routines.  Its
+     segment is writable.  */
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    {
+      struct seg_view view;
+      if (find_segment (info, i, &view))
+	{
+	  if (view.header->flags & PC_SEGMENT_F_CALLS)
+	    {
+	      struct pc_segment_header *h
+		= (struct pc_segment_header *) (uintptr_t) view.header;
+	      h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
+	      h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+	    }
+	  break;
+	}
+    }
   if (n_known_objects < MAX_KNOWN_OBJECTS)
     {
       known_objects[n_known_objects].bias = info->dlpi_addr;

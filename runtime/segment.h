@@ -40,11 +40,18 @@ struct pc_segment_header
   uint32_t flags;		/* PC_SEGMENT_F_*.  */
   uint32_t derive;		/* struct pc_derive, or 0: every block
 				   has a counter.  */
-  uint32_t reserved;
+  /* With PC_SEGMENT_F_CALLS: the probe routines (run-time addresses of
+     profcopy_trace_enter and profcopy_trace_exit), which the runtime
+     writes here when it starts; the probes do nothing while they are
+     0.  */
+  uint32_t probe_enter;
+  uint32_t probe_exit;
 };
 
 /* The object is the main program.  */
 #define PC_SEGMENT_F_MAIN	0x1
+/* Its functions call the probe routines at entry and exit (--calls).  */
+#define PC_SEGMENT_F_CALLS	0x2
 
 /* How the counts of the blocks without a counter follow from the
    others (profcopy/derive.c explains why this is exact).  Vertex 2i is

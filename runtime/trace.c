@@ -689,16 +689,19 @@ new_buffer (void)
 
   if (b == NULL)
     return NULL;
-  read_settings ();
-  b->tid = raw_gettid ();
-  b->busy = 0;
+  /* Busy and published first: read_settings calls libc, whose functions
+     may carry probes (profcopy --calls) that come back here.  */
+  b->busy = 1;
   b->n_events = 0;
   b->n_lost = 0;
+  my_buffer = b;
+  read_settings ();
+  b->tid = raw_gettid ();
   b->next = __atomic_load_n (&all_buffers, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n (&all_buffers, &b->next, b, true,
 				       __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     ;
-  my_buffer = b;
+  __atomic_store_n (&b->busy, 0, __ATOMIC_RELEASE);
   return b;
 }
 
