@@ -281,14 +281,21 @@ measure () {
     fi
   done
 
-  # Time the variants that ran correctly, without the plugin.
+  # Time the variants that ran correctly, without the plugin, in turn
+  # (one run of each, RUNS times over) so that a change in the load of
+  # the machine falls on all of them alike.
   for variant in ${variants_of[$name]}; do
-    [ "${status_of[$name/$variant]}" = ok ] || continue
     : > "$base/$variant.times"
-    for _ in $(seq 1 "$runs"); do
+  done
+  for _ in $(seq 1 "$runs"); do
+    for variant in ${variants_of[$name]}; do
+      [ "${status_of[$name/$variant]}" = ok ] || continue
       t=$(bench_seconds run_variant "$name" "$variant" "")
       echo "$t" >> "$base/$variant.times"
     done
+  done
+  for variant in ${variants_of[$name]}; do
+    [ "${status_of[$name/$variant]}" = ok ] || continue
     read -r "med_of[$name/$variant]" "min_of[$name/$variant]" \
 	 "max_of[$name/$variant]" < <(bench_stats "$base/$variant.times")
   done
@@ -298,53 +305,73 @@ measure () {
 # and the reason of a failure.
 declare -A sec_of kib_of fail_of
 
-# time_task TASK CMD...: run CMD $runs times (its standard output to
-# /dev/null), each with an empty $work/speed/out; record the median
-# wall time and the largest peak RSS of TASK, or why it failed.
-time_task () {
-  local task=$1 line
-  shift
-  : > "$work/speed/$task.times"
-  : > "$work/speed/$task.kib"
-  for _ in $(seq 1 "$runs"); do
-    rm -rf "$work/speed/out"
-    mkdir "$work/speed/out"
-    if ! line=$(bench_peak "$@" 2> "$work/speed/$task.err"); then
-      fail_of[$task]="failed: $(grep -v '^$' "$work/speed/$task.err" | head -n 1)"
-      return
-    fi
-    echo "${line% *}" >> "$work/speed/$task.times"
-    echo "${line#* }" >> "$work/speed/$task.kib"
-  done
-  sec_of[$task]=$(bench_stats "$work/speed/$task.times" | awk '{ print $1 }')
-  kib_of[$task]=$(sort -n "$work/speed/$task.kib" | tail -n 1)
+# The speed tasks, in the order they run, and the objects of the lua5.4
+# closure (the program and what --list-needed resolves).
+speed_tasks="libc-profcopy libc-objdump lua-profcopy lua-objdump report"
+lua_closure=""
+
+# run_task TASK: run the command of TASK once, its standard output to
+# /dev/null, with an empty $work/speed/out; print `SECONDS PEAK_KIB'.
+run_task () {
+  local lua=$tbroot/usr/bin/lua5.4
+  rm -rf "$work/speed/out" && mkdir "$work/speed/out" || return 1
+  case $1 in
+    libc-profcopy)
+      bench_peak "$profcopy" "$cross_libc" "$work/speed/out/libc.so.6" ;;
+    libc-objdump)
+      bench_peak "$triple-objdump" -d "$cross_libc" ;;
+    lua-profcopy)
+      bench_peak "$profcopy" --whole-program --sysroot="$tbroot" \
+		 --runtime="$runtime_dir/mipsel/libprofcopy.so" \
+		 -o "$work/speed/out" "$lua" ;;
+    lua-objdump)
+      # shellcheck disable=SC2086  # $lua_closure is a list of paths.
+      bench_peak mipsel-linux-gnu-objdump -d $lua_closure ;;
+    report)
+      bench_peak "$profreport" "$work/lua5.4/lua5.4.prof" ;;
+  esac
 }
 
-# speed: time the rewrites, the disassemblies and the report.
+# speed: time the rewrites, the disassemblies and the report, RUNS
+# rounds of one run of each task (so that a change in the load of the
+# machine falls on all alike); record each task's median wall time and
+# largest peak RSS, or why it failed.
 speed () {
-  local lua=$tbroot/usr/bin/lua5.4 closure
+  local task line round status lua=$tbroot/usr/bin/lua5.4
   mkdir -p "$work/speed"
-  time_task libc-profcopy "$profcopy" "$cross_libc" "$work/speed/out/libc.so.6"
-  time_task libc-objdump "$triple-objdump" -d "$cross_libc"
   if [ "$have_testbed" = no ]; then
-    for t in lua-profcopy lua-objdump report; do
-      fail_of[$t]="no test bed in $testbed"
+    for task in lua-profcopy lua-objdump report; do
+      fail_of[$task]="no test bed in $testbed"
     done
-    return
-  fi
-  time_task lua-profcopy "$profcopy" --whole-program --sysroot="$tbroot" \
-	    --runtime="$runtime_dir/mipsel/libprofcopy.so" -o "$work/speed/out" "$lua"
-  # The closure: the program and the objects --list-needed resolves.
-  closure=$("$profcopy" --list-needed --sysroot="$tbroot" "$lua" 2> /dev/null \
-	      | awk '$2 == "=>" { print $3 }')
-  closure_n=$(($(echo "$closure" | grep -c .) + 1))
-  # shellcheck disable=SC2086  # $closure is a list of paths.
-  time_task lua-objdump mipsel-linux-gnu-objdump -d "$lua" $closure
-  if [ -s "$work/lua5.4/lua5.4.prof" ]; then
-    time_task report "$profreport" "$work/lua5.4/lua5.4.prof"
   else
-    fail_of[report]="no whole-program profile of lua5.4 (its profiled run failed)"
+    lua_closure="$lua $("$profcopy" --list-needed --sysroot="$tbroot" "$lua" \
+			   2> /dev/null | awk '$2 == "=>" { print $3 }')"
+    [ -s "$work/lua5.4/lua5.4.prof" ] \
+      || fail_of[report]="no whole-program profile of lua5.4 (its profiled run failed)"
   fi
+  for task in $speed_tasks; do
+    : > "$work/speed/$task.times"
+    : > "$work/speed/$task.kib"
+  done
+  for round in $(seq 1 "$runs"); do
+    for task in $speed_tasks; do
+      [ -n "${fail_of[$task]:-}" ] && continue
+      line=$(run_task "$task" 2> "$work/speed/$task.err")
+      status=$?
+      if [ $status -ne 0 ]; then
+	fail_of[$task]="run $round: $(bench_describe_status $status)"
+	fail_of[$task]+=" $(grep -v '^$' "$work/speed/$task.err" | head -n 1)"
+	continue
+      fi
+      echo "${line% *}" >> "$work/speed/$task.times"
+      echo "${line#* }" >> "$work/speed/$task.kib"
+    done
+  done
+  for task in $speed_tasks; do
+    [ -n "${fail_of[$task]:-}" ] && continue
+    sec_of[$task]=$(bench_stats "$work/speed/$task.times" | awk '{ print $1 }')
+    kib_of[$task]=$(sort -n "$work/speed/$task.kib" | tail -n 1)
+  done
 }
 
 # goal RATIO OP LIMIT: print `yes' or `no' for RATIO OP LIMIT (OP is
@@ -421,7 +448,7 @@ print_speed () {
   speed_row "profcopy libc.so.6 ($triple)" libc-profcopy \
 	    "objdump -d libc.so.6" libc-objdump 1
   speed_row "profcopy --whole-program lua5.4" lua-profcopy \
-	    "objdump -d, ${closure_n:-?} objects" lua-objdump 1
+	    "objdump -d, $(echo $lua_closure | wc -w) objects" lua-objdump 1
   speed_row "profreport lua5.4 profile" report \
 	    "the lua5.4 rewrite" lua-profcopy 0.10
 }
