@@ -425,14 +425,14 @@ speed_row () {
   local label=$1 task=$2 blabel=$3 base=$4 limit=$5 t
   for t in "$task" "$base"; do
     if [ -n "${fail_of[$t]:-}" ]; then
-      printf '%-34s FAILED: %s: %s\n' "$label" "$t" "${fail_of[$t]}"
+      printf '%-31s FAILED: %s: %s\n' "$label" "$t" "${fail_of[$t]}"
       failed=yes
       return
     fi
   done
   local ratio
   ratio=$(bench_ratio "${sec_of[$task]}" "${sec_of[$base]}")
-  printf '%-34s %7s %8s  %-24s %7s %8s  %6s %6s  %s\n' "$label" \
+  printf '%-31s %6s %6s  %-21s %6s %6s  %6s %6s  %s\n' "$label" \
 	 "${sec_of[$task]}" "$(bench_ratio "${kib_of[$task]}" 1024 %.1f)" \
 	 "$blabel" "${sec_of[$base]}" "$(bench_ratio "${kib_of[$base]}" 1024 %.1f)" \
 	 "$ratio" "$(bench_ratio "${kib_of[$task]}" "${kib_of[$base]}" %.2f)" \
@@ -442,10 +442,11 @@ speed_row () {
 # print_speed: the rewrite and report speed part of the table.
 print_speed () {
   echo
-  echo "Rewrite and report speed: median wall time of $runs runs, largest peak RSS"
-  printf '%-34s %7s %8s  %-24s %7s %8s  %6s %6s  %s\n' task "wall s" "peak MiB" \
-	 "against" "wall s" "peak MiB" "time" "mem" "goal"
-  speed_row "profcopy libc.so.6 ($triple)" libc-profcopy \
+  echo "Rewrite and report speed: median wall time of $runs runs, largest peak"
+  echo "resident set size (MiB); ratios of time and memory to what it is against"
+  printf '%-31s %6s %6s  %-21s %6s %6s  %6s %6s  %s\n' task "wall s" "MiB" \
+	 "against" "wall s" "MiB" "time" "mem" "goal"
+  speed_row "profcopy libc.so.6 ($arch)" libc-profcopy \
 	    "objdump -d libc.so.6" libc-objdump 1
   speed_row "profcopy --whole-program lua5.4" lua-profcopy \
 	    "objdump -d, $(echo $lua_closure | wc -w) objects" lua-objdump 1
