@@ -10,6 +10,7 @@
 #   work       its work directory (once made);
 #   plugin     the QEMU counting plugin (bench_plugin_ready may replace it);
 #   timeout_s  the limit on each guest run, in seconds.
+# shellcheck shell=bash disable=SC2154  # Those globals.
 
 # Output larger than this (KiB) from one guest run means a runaway.
 bench_file_limit_kib=262144

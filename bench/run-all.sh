@@ -231,7 +231,7 @@ declare -A status_of count_of med_of min_of max_of
 # measure NAME: prepare, count, check and time every variant of program
 # NAME; fill the arrays above.
 measure () {
-  local name=$1 base=$work/$1 variant status t why
+  local name=$1 base=$work/$1 variant v status t why
   if [ "$name" != cpubench ] && [ "$have_testbed" = no ]; then
     for variant in ${variants_of[$name]}; do
       status_of[$name/$variant]="no test bed in $testbed"
@@ -245,8 +245,11 @@ measure () {
     done
     return
   fi
-  if ! rewrite "$name" || [ ! -x "$base/pcpy/$name" ]; then
-    status_of[$name/profcopy]="rewrite failed: $(grep -v '^$' "$base/rewrite.err" | head -n 1)"
+  rewrite "$name"
+  status=$?
+  if [ $status -ne 0 ] || [ ! -x "$base/pcpy/$name" ]; then
+    why=$(grep -v '^$' "$base/rewrite.err" | head -n 1)
+    status_of[$name/profcopy]="rewrite failed ($(bench_describe_status $status))${why:+: $why}"
   fi
 
   # Count.  The plain program runs first: its output is the reference.
@@ -273,9 +276,8 @@ measure () {
       cp "$base/run/$name.prof" "$base/$name.prof"
     fi
     if [ "$variant" = original ] && [ "${status_of[$name/original]}" != ok ]; then
-      for variant in ${variants_of[$name]}; do
-	[ "$variant" = original ] \
-	  || status_of[$name/$variant]="not run: the original fails"
+      for v in ${variants_of[$name]}; do
+	[ "$v" = original ] || status_of[$name/$v]="not run: the original fails"
       done
       break
     fi
@@ -337,7 +339,7 @@ run_task () {
 # machine falls on all alike); record each task's median wall time and
 # largest peak RSS, or why it failed.
 speed () {
-  local task line round status lua=$tbroot/usr/bin/lua5.4
+  local task line round status why lua=$tbroot/usr/bin/lua5.4
   mkdir -p "$work/speed"
   if [ "$have_testbed" = no ]; then
     for task in lua-profcopy lua-objdump report; do
@@ -359,8 +361,8 @@ speed () {
       line=$(run_task "$task" 2> "$work/speed/$task.err")
       status=$?
       if [ $status -ne 0 ]; then
-	fail_of[$task]="run $round: $(bench_describe_status $status)"
-	fail_of[$task]+=" $(grep -v '^$' "$work/speed/$task.err" | head -n 1)"
+	why=$(grep -v '^$' "$work/speed/$task.err" | head -n 1)
+	fail_of[$task]="run $round: $(bench_describe_status $status)${why:+: $why}"
 	continue
       fi
       echo "${line% *}" >> "$work/speed/$task.times"
@@ -386,7 +388,7 @@ goal () {
 
 # print_runtime: the runtime overhead part of the table.
 print_runtime () {
-  local name variant key ratio wratio g
+  local name variant key ratio wratio g line
   echo
   echo "Runtime overhead under qemu-user: dynamic guest instructions of the whole"
   echo "program (ld.so, libc, every library, the profile written at exit) and wall"
@@ -411,10 +413,12 @@ print_runtime () {
 	    "$(bench_ratio "${count_of[$name/gcov]}" "${count_of[$name/original]}")")"
 	fi
       fi
-      printf '%-9s %-9s %13s %7s  %-23s %6s  %-6s %s\n' "$name" "$variant" \
+      printf -v line '%-9s %-9s %13s %7s  %-23s %6s  %-6s %s' "$name" "$variant" \
 	     "${count_of[$key]}" "$ratio" \
 	     "${med_of[$key]} (${min_of[$key]}/${max_of[$key]})" "$wratio" \
 	     "$([ "$variant" = original ] && echo ref || echo same)" "$g"
+      # Without a goal the line ends in blanks.
+      echo "${line%"${line##*[! ]}"}"
     done
   done
 }
@@ -449,7 +453,7 @@ print_speed () {
   speed_row "profcopy libc.so.6 ($arch)" libc-profcopy \
 	    "objdump -d libc.so.6" libc-objdump 1
   speed_row "profcopy --whole-program lua5.4" lua-profcopy \
-	    "objdump -d, $(echo $lua_closure | wc -w) objects" lua-objdump 1
+	    "objdump -d, $(wc -w <<< "$lua_closure") objects" lua-objdump 1
   speed_row "profreport lua5.4 profile" report \
 	    "the lua5.4 rewrite" lua-profcopy 0.10
 }
