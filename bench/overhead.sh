@@ -50,6 +50,8 @@ set -u
 prog=overhead.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh" || exit 2
 
 endian=eb
 runs=5
@@ -61,18 +63,11 @@ runtime_dir=$top/runtime
 plugin=$top/testsuite/tools/qemu-count-plugin.so
 keep=no
 
-# Output larger than this (KiB) from one guest run means a runaway.
-file_limit_kib=262144
-
-die () {
-  echo "$prog: $*" >&2
-  exit 2
-}
 
 for arg in "$@"; do
   case $arg in
     --endian=eb|--endian=el|--endian=both) endian=${arg#*=} ;;
-    --endian=*) die "--endian must be eb, el or both" ;;
+    --endian=*) bench_die "--endian must be eb, el or both" ;;
     --runs=*) runs=${arg#*=} ;;
     --scale=*) scale=${arg#*=} ;;
     --cflags=*) cflags=${arg#*=} ;;
@@ -81,16 +76,11 @@ for arg in "$@"; do
     --runtime-dir=*) runtime_dir=${arg#*=} ;;
     --plugin=*) plugin=${arg#*=} ;;
     --keep) keep=yes ;;
-    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
-	       exit 0 ;;
-    *) die "unknown argument \`$arg' (try --help)" ;;
+    -h|--help) bench_help "$0"; exit 0 ;;
+    *) bench_die "unknown argument \`$arg' (try --help)" ;;
   esac
 done
-for n in "$runs" "$scale" "$timeout_s"; do
-  case $n in
-    ''|*[!0-9]*|0) die "\`$n' is not a positive number" ;;
-  esac
-done
+bench_positive "$runs" "$scale" "$timeout_s"
 
 case $endian in
   eb) arches=mips ;;
@@ -98,41 +88,29 @@ case $endian in
   both) arches="mips mipsel" ;;
 esac
 
-# need_tool TOOL WHY: fail unless TOOL is an executable command.
-need_tool () {
-  command -v "$1" >/dev/null 2>&1 || [ -x "$1" ] \
-    || die "$1: not found ($2)"
-}
 
 for tool in awk cmp date sort uname nproc timeout env; do
-  need_tool "$tool" "a standard utility"
+  bench_need_tool "$tool" "a standard utility"
 done
-[ -r "$here/cpubench.c" ] || die "$here/cpubench.c: cannot read"
-[ -x "$profcopy" ] || die "$profcopy: not found (build profcopy first, or give --profcopy=FILE)"
+[ -r "$here/cpubench.c" ] || bench_die "$here/cpubench.c: cannot read"
+[ -x "$profcopy" ] || bench_die "$profcopy: not found (build profcopy first, or give --profcopy=FILE)"
 for arch in $arches; do
-  need_tool "$arch-linux-gnu-gcc" "install gcc-$arch-linux-gnu"
-  need_tool "qemu-$arch" "install qemu-user"
+  bench_need_tool "$arch-linux-gnu-gcc" "install gcc-$arch-linux-gnu"
+  bench_need_tool "qemu-$arch" "install qemu-user"
   [ -d "/usr/$arch-linux-gnu/lib" ] \
-    || die "/usr/$arch-linux-gnu: no cross sysroot (install libc6-dev-$arch-cross)"
+    || bench_die "/usr/$arch-linux-gnu: no cross sysroot (install libc6-dev-$arch-cross)"
   [ -r "$runtime_dir/$arch/libprofcopy.so" ] \
-    || die "$runtime_dir/$arch/libprofcopy.so: not found (build the runtime, or give --runtime-dir=DIR)"
+    || bench_die "$runtime_dir/$arch/libprofcopy.so: not found (build the runtime, or give --runtime-dir=DIR)"
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/overhead.XXXXXX") || die "cannot make a work directory"
+work=$(mktemp -d "${TMPDIR:-/tmp}/overhead.XXXXXX") || bench_die "cannot make a work directory"
 if [ "$keep" = yes ]; then
   trap 'echo "$prog: work directory kept: $work" >&2' EXIT
 else
   trap 'rm -rf "$work"' EXIT
 fi
 
-if [ ! -r "$plugin" ]; then
-  plugin_src=$top/testsuite/tools/qemu-count-plugin.c
-  [ -r "$plugin_src" ] || die "$plugin: not found, and no $plugin_src to build it from"
-  need_tool "${CC:-cc}" "a host C compiler, to build the QEMU plugin"
-  "${CC:-cc}" -O2 -fPIC -shared -o "$work/qemu-count-plugin.so" "$plugin_src" -lpthread \
-    || die "cannot build $work/qemu-count-plugin.so"
-  plugin=$work/qemu-count-plugin.so
-fi
+bench_plugin_ready "$top"
 
 # The variants, in table order, and the directory of each build.  The
 # directory names have the same length so that every guest sees a
@@ -159,37 +137,12 @@ run_guest () {
   exe=$base/$(variant_dir "$variant")/cpubench
   # Start every run from the same state: gcov merges into an existing
   # .gcda, and gprof and profcopy write their profiles here.
-  rm -rf "$base/run" && mkdir "$base/run" || return 125
   rm -f "$base"/*/*.gcda
-  # The outer braces catch the shell's own `Segmentation fault' notice.
-  { (
-    cd "$base/run" || exit 125
-    ulimit -f "$file_limit_kib"
-    exec env -i PATH=/usr/bin:/bin LC_ALL=C \
-      timeout "$timeout_s" "qemu-$arch" -L "/usr/$arch-linux-gnu" \
-      ${pout:+-plugin "$plugin,out=$pout"} "$exe" "$scale"
-  ) > "$base/$variant.out" 2> "$base/$variant.err"; } 2>> "$base/$variant.err"
+  bench_guest "$base/run" "qemu-$arch" "/usr/$arch-linux-gnu" "$pout" /dev/null \
+	      "$base/$variant.out" "$base/$variant.err" "" -- "$exe" "$scale"
 }
 
-# describe_status STATUS: say what a run's exit STATUS means.
-describe_status () {
-  case $1 in
-    124) echo "timed out after ${timeout_s}s" ;;
-    153) echo "output too large (killed by SIGXFSZ)" ;;
-    13[0-9]|14[0-9]|15[0-9])
-      echo "exit $1 (signal $(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128))))" ;;
-    *) echo "exit $1" ;;
-  esac
-}
 
-# seconds CMD...: run CMD, print its wall time in seconds on stdout.
-seconds () {
-  local start end
-  start=$(date +%s.%N)
-  "$@"
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f\n", b - a }'
-}
 
 # rewrite ARCH: make the profcopy variant of the plain build for ARCH;
 # on failure leave a non-empty profcopy-rewrite.failed.
@@ -215,7 +168,7 @@ build () {
     && $cc $cflags -pg -o "$base/gprf/cpubench" "$here/cpubench.c" \
     || return 1
   rm -rf "$base/pcpy"
-  rewrite_time=$(seconds rewrite "$arch")
+  rewrite_time=$(bench_seconds rewrite "$arch")
   if [ ! -x "$base/pcpy/cpubench" ] || [ -s "$base/profcopy-rewrite.failed" ]; then
     status_profcopy="rewrite failed ($(cat "$base/profcopy-rewrite.failed")): $(grep -v '^$' "$base/profcopy-rewrite.err" | head -n 1)"
   fi
@@ -254,15 +207,14 @@ measure () {
     run_guest "$arch" "$variant" "$base/$variant.counts"
     status=$?
     if [ $status -ne 0 ]; then
-      status_of[$variant]=$(describe_status $status)
+      status_of[$variant]=$(bench_describe_status $status)
     elif [ "$variant" != original ] \
 	 && ! cmp -s "$base/original.out" "$base/$variant.out"; then
       status_of[$variant]="output differs from the original's"
     elif [ ! -s "$base/$variant.counts" ]; then
       status_of[$variant]="the plugin wrote no counts"
     else
-      count_of[$variant]=$(awk '!/^#/ { s += $2 } END { printf "%.0f\n", s }' \
-			     "$base/$variant.counts")
+      count_of[$variant]=$(bench_count_insns "$base/$variant.counts")
       status_of[$variant]=ok
     fi
     if [ "$variant" = original ] && [ "${status_of[original]}" != ok ]; then
@@ -279,16 +231,11 @@ measure () {
     [ "${status_of[$variant]}" = ok ] || continue
     : > "$base/$variant.times"
     for _ in $(seq 1 "$runs"); do
-      t=$(seconds run_guest "$arch" "$variant" "")
+      t=$(bench_seconds run_guest "$arch" "$variant" "")
       echo "$t" >> "$base/$variant.times"
     done
     read -r "med_of[$variant]" "min_of[$variant]" "max_of[$variant]" < <(
-      sort -n "$base/$variant.times" | awk '
-	{ v[NR] = $1 }
-	END {
-	  med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	  printf "%.3f %.3f %.3f\n", med, v[1], v[NR]
-	}')
+      bench_stats "$base/$variant.times")
   done
 
   count_original=${count_of[original]}
