@@ -580,10 +580,15 @@ gp_dataflow (struct emitter *e, char **errmsg)
     }
   mark_entries (e, entry);
   gp_read_ahead (e, gp_read);
+  /* A block's gp transfer, for both states in: bit 0 from invalid,
+     bit 1 from valid.  */
+  for (size_t i = 0; i < n; i++)
+    out[i] = (gp_block (e, &cfg->blocks[i], false, false) ? 1 : 0)
+	     | (gp_block (e, &cfg->blocks[i], true, false) ? 2 : 0)
+	     | (calls_noreturn (e, returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
     mark_internal_entries (e, internal);
   memset (in, 1, n + 1);
-  memset (out, 1, n + 1);
 
   while (changed)
     {
@@ -604,14 +609,9 @@ gp_dataflow (struct emitter *e, char **errmsg)
 	  const struct block *b = &cfg->blocks[i];
 	  const struct insn *slot;
 	  const struct insn *ctl;
-	  bool o = gp_block (e, b, in[i], false);
-	  if (o != out[i])
-	    {
-	      out[i] = o;
-	      changed = true;
-	    }
+	  bool o = (out[i] >> (in[i] ? 1 : 0)) & 1;
 	  /* Nothing comes back from a call that never returns.  */
-	  if (calls_noreturn (e, returns, b))
+	  if (out[i] & 4)
 	    o = true;
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
@@ -757,6 +757,8 @@ t9_constants (const struct emitter *e, uint32_t *t9)
   size_t n = cfg->n_blocks;
   unsigned char *entry = calloc (n + 1, 1);
   unsigned char *clean;
+  uint32_t *after = NULL;
+  unsigned char *keeps = NULL;
   bool changed = true;
 
   if (entry == NULL)
@@ -791,6 +793,46 @@ t9_constants (const struct emitter *e, uint32_t *t9)
 	    clean[b->func] = 0;
 	}
     }
+  /* A block's transfer: t9 at its end is KEEPS ? its value at the
+     start : AFTER.  */
+  after = malloc ((n + 1) * sizeof *after);
+  keeps = malloc (n + 1);
+  if (after == NULL || keeps == NULL)
+    {
+      free (after);
+      free (keeps);
+      free (entry);
+      free (clean);
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *last = cfg_block_control (&a->code, b, &slot);
+      uint32_t v = 1;
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn != NULL)
+	    v = t9_const_step (e, v, insn);
+	}
+      keeps[i] = v == 1;
+      after[i] = v == 1 ? 0 : v;
+      if (b->flags & BLOCK_F_CALL)
+	{
+	  const struct function *f = NULL;
+	  if (last != NULL && last->kind == INSN_CALL)
+	    f = cfg_function_at (cfg, last->target);
+	  if (f == NULL || f->entry != last->target
+	      || !clean[f - cfg->funcs])
+	    {
+	      keeps[i] = 0;
+	      after[i] = 0;
+	    }
+	}
+    }
   for (size_t i = 0; i < n; i++)
     t9[i] = entry[i] ? 0 : 1;
   while (changed)
@@ -800,25 +842,9 @@ t9_constants (const struct emitter *e, uint32_t *t9)
 	{
 	  const struct block *b = &cfg->blocks[i];
 	  uint32_t v = t9[i];
-	  const struct insn *slot;
-	  const struct insn *last = cfg_block_control (&a->code, b, &slot);
 	  if (v == 1)
 	    continue;
-	  for (uint32_t x = b->start; x < b->end; x += 4)
-	    {
-	      const struct insn *insn = code_insn_at (&a->code, x);
-	      if (insn != NULL)
-		v = t9_const_step (e, v, insn);
-	    }
-	  if (b->flags & BLOCK_F_CALL)
-	    {
-	      const struct function *f = NULL;
-	      if (last != NULL && last->kind == INSN_CALL)
-		f = cfg_function_at (cfg, last->target);
-	      if (f == NULL || f->entry != last->target
-		  || !clean[f - cfg->funcs])
-		v = 0;
-	    }
+	  v = keeps[i] ? v : after[i];
 	  for (uint32_t k = 0; k < b->n_succ; k++)
 	    {
 	      uint32_t t = b->succ[k];
@@ -847,6 +873,8 @@ t9_constants (const struct emitter *e, uint32_t *t9)
       t9[i] = 0;
   free (entry);
   free (clean);
+  free (after);
+  free (keeps);
 }
 
 /* True if t9 holds the original code address TARGET at INSN, the
@@ -946,13 +974,15 @@ t9_dataflow (struct emitter *e, char **errmsg)
   unsigned char *entry = calloc (n + 1, 1);
   unsigned char *entry_ok = calloc (n + 1, 1);
   unsigned char *in = malloc (n + 1);
+  unsigned char *t9_out = malloc (n + 1);
   bool changed = true;
 
-  if (entry == NULL || entry_ok == NULL || in == NULL)
+  if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL)
     {
       free (entry);
       free (entry_ok);
       free (in);
+      free (t9_out);
       *errmsg = strdup ("out of memory");
       return false;
     }
@@ -965,15 +995,18 @@ t9_dataflow (struct emitter *e, char **errmsg)
       memset (in, 1, n + 1);
     }
   for (size_t i = 0; i < n; i++)
-    if (entry[i] && !entry_ok[i])
-      in[i] = 0;
+    {
+      if (entry[i] && !entry_ok[i])
+	in[i] = 0;
+      t9_out[i] = t9_block (e, &cfg->blocks[i], true, false);
+    }
   while (changed)
     {
       changed = false;
       for (size_t i = 0; i < n; i++)
 	{
 	  const struct block *b = &cfg->blocks[i];
-	  bool o = t9_block (e, b, in[i], false);
+	  bool o = in[i] && t9_out[i];
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
 	      uint32_t t = b->succ[s];
@@ -1016,6 +1049,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
   free (entry);
   free (entry_ok);
   free (in);
+  free (t9_out);
   return true;
 }
 

@@ -761,23 +761,21 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   (void) data;
-  /* An object rewritten with --calls gets the probe routines.  Its
-     segment is writable.  */
-  for (size_t i = 0; i < info->dlpi_phnum; i++)
-    {
-      struct seg_view view;
-      if (find_segment (info, i, &view))
-	{
-	  if (view.header->flags & PC_SEGMENT_F_CALLS)
-	    {
-	      struct pc_segment_header *h
-		= (struct pc_segment_header *) (uintptr_t) view.header;
-	      h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
-	      h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
-	    }
-	  break;
-	}
-    }
+  /* An object rewritten with --calls gets the probe routines (its
+     segment is writable).  No libc call here: the original program run
+     with this runtime preloaded must call the same libc functions.  */
+  {
+    const struct pc_segment_header *ch
+      = snap_find_header (info->dlpi_addr, info->dlpi_phdr,
+			  info->dlpi_phnum);
+    if (ch != NULL && (ch->flags & PC_SEGMENT_F_CALLS))
+      {
+	struct pc_segment_header *h
+	  = (struct pc_segment_header *) (uintptr_t) ch;
+	h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
+	h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+      }
+  }
   if (n_known_objects < MAX_KNOWN_OBJECTS)
     {
       known_objects[n_known_objects].bias = info->dlpi_addr;
