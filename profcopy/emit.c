@@ -1602,7 +1602,8 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
    INSN with the scratch registers of SN: if it holds an address of the
    original code, replace it by the new address from the map.  The
    original code's start and the map come from new GOT entries, so that
-   ld.so's relocation gives their run-time addresses.  */
+   ld.so's relocation gives their run-time addresses; a fixed-address
+   object has them as constants, and needs no valid gp.  */
 
 static void
 put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
@@ -1630,7 +1631,7 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
       put (c, addu (r2, x, r1));
       put (c, itype (OP_LUI, 0, r1, size >> 16));
       put (c, itype (0x0d, r1, r1, size & 0xffff));	/* ori */
-      put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b); /* sltu r1,r2,r1 */
+      put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b); /* sltu */
       put (c, itype (OP_BEQ, r1, 0, 4));		/* beqz r1,done */
       put (c, itype (OP_LUI, 0, r1, map_hi));
       put (c, itype (OP_ADDIU, r1, r1, (uint32_t) map_lo));
