@@ -25,7 +25,8 @@ dump_entry (FILE *out, const struct reloc_entry *e)
       break;
     case RELOC_DATA:
       fprintf (out, " target=0x%08" PRIx32 " via=%s", e->target,
-	       e->via == VIA_SCAN ? "scan" : "rel32");
+	       e->via == VIA_SCAN ? "scan" : e->via == VIA_ARRAY ? "array"
+	       : "rel32");
       if (e->index != 0)
 	fprintf (out, " sym=%s", e->name != NULL ? e->name : "");
       break;

@@ -1546,8 +1546,12 @@ plan_translations (struct emitter *e)
 	if ((table_jr != NULL && table_jr[w]) || reg_from_got (e, insn, insn->rs))
 	  continue;
 	b = cfg_block_at (&a->cfg, insn->addr);
-	if (b == NULL || !e->gp_valid[w] || insn->rs == REG_GP
-	    || insn->rs == REG_SP || e->in_llsc[w])
+	/* A fixed-address object's translation needs no gp (put_xlate):
+	   leaf functions without a gp prologue call through pointers
+	   too, and a jump into the original code there runs it with
+	   the switch tables already rewritten for the new.  */
+	if (b == NULL || (!e->gp_valid[w] && !e->fixed_address)
+	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
 	  {
 	    e->n_xlate_skipped++;
 	    continue;
@@ -2563,7 +2567,8 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
    INSN with the scratch registers of SN: if it holds an address of the
    original code, replace it by the new address from the map.  The
    original code's start and the map come from new GOT entries, so that
-   ld.so's relocation gives their run-time addresses.  */
+   ld.so's relocation gives their run-time addresses; a fixed-address
+   object has them as constants, and needs no valid gp.  */
 
 static void
 put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
@@ -2579,6 +2584,29 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
 
   split_hi_lo (-e->old_start, &neg_hi, &neg_lo);
   put_spill (c, sn);
+  if (e->fixed_address)
+    {
+      /* The same with link-time addresses, in as many words.  */
+      uint32_t map_hi;
+      int32_t map_lo;
+
+      split_hi_lo (g->new_values[GOT_MAP (g)], &map_hi, &map_lo);
+      put (c, itype (OP_LUI, 0, r1, neg_hi));
+      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) neg_lo));
+      put (c, addu (r2, x, r1));
+      put (c, itype (OP_LUI, 0, r1, size >> 16));
+      put (c, itype (0x0d, r1, r1, size & 0xffff));	/* ori */
+      put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b); /* sltu */
+      put (c, itype (OP_BEQ, r1, 0, 4));		/* beqz r1,done */
+      put (c, itype (OP_LUI, 0, r1, map_hi));
+      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) map_lo));
+      put (c, addu (r1, r1, r2));
+      put (c, itype (OP_LW, r1, x, 0));
+      for (int k = 0; k < 3; k++)
+	put (c, 0);
+      put_unspill (c, sn);
+      return;
+    }
   put (c, itype (OP_LW, REG_GP, r1, start_off));
   put (c, (x << 21) | (r1 << 16) | (r2 << 11) | 0x23);	/* subu r2,x,r1 */
   put (c, itype (OP_LUI, 0, r1, size >> 16));

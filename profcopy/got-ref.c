@@ -220,6 +220,32 @@ add_got_slot (struct finder *f, uint32_t i, uint32_t slot_addr,
   return reloc_table_add (f->table, &e);
 }
 
+/* In a fixed-address executable, record the code address C as a value
+   of the program when REG, which DEF sets to C, is read by anything
+   but an indirect jump or call through it (find_data_scan takes the
+   data words equal to those).  */
+
+static bool
+note_value (struct finder *f, const struct insn *def, unsigned reg,
+	    uint32_t c)
+{
+  bool ok = true, value = false;
+  size_t n;
+  const struct insn **use;
+
+  if (f->obj->e_type != ET_EXEC || !object_is_code (f->obj, c))
+    return true;
+  use = readers (f, def, reg, &n, &ok);
+  for (size_t i = 0; i < n && !value; i++)
+    if (!((use[i]->kind == INSN_IJUMP || use[i]->kind == INSN_ICALL)
+	  && use[i]->rs == reg))
+      value = true;
+  free (use);
+  if (ok && value)
+    ok = reloc_table_add_value (f->table, c);
+  return ok;
+}
+
 static bool
 add_spill (struct finder *f, const struct insn *store, uint32_t c,
 	   uint32_t slot_addr, uint32_t origin)
@@ -265,8 +291,14 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
   const struct mips_object *obj = f->obj;
   bool ok = true;
   size_t n;
-  const struct insn **use = readers (f, def, reg, &n, &ok);
+  const struct insn **use;
 
+  /* A GOT slot that holds a whole code address (a function that binds
+     locally) gives the address itself.  */
+  if (slot_addr != 0 && (c & 0xffff) != 0
+      && !note_value (f, def, reg, c))
+    return false;
+  use = readers (f, def, reg, &n, &ok);
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
@@ -289,6 +321,8 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	      e.index = slot_addr;
 	      e.info = t - slot_addr;
 	      ok = reloc_table_add (f->table, &e);
+	      if (ok && u->rt != REG_ZERO)
+		ok = note_value (f, u, u->rt, t);
 	    }
 	  else if (u->rt != REG_ZERO)
 	    {
@@ -608,6 +642,9 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   struct finder f = { 0 };
   bool pic = (obj->e_flags & EF_MIPS_PIC) != 0 || obj->e_type == ET_DYN;
   uint32_t local_end = obj->got_addr + 4 * obj->dyn.local_gotno;
+  uint32_t global_end = local_end + 4 * (obj->dyn.symtabno > obj->dyn.gotsym
+					 ? obj->dyn.symtabno - obj->dyn.gotsym
+					 : 0);
   bool ok = true;
 
   f.obj = obj;
@@ -640,6 +677,16 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 	      && insn->rt != REG_GP)
 	    {
 	      uint32_t slot = obj->gp + (uint32_t) insn->imm, value;
+	      if (slot >= local_end && slot < global_end
+		  && object_got_entry (obj, (slot - obj->got_addr) / 4,
+				       &value))
+		{
+		  /* A global entry: the symbol's address (of its lazy
+		     stub when undefined), the new one once ld.so has
+		     read .dynsym.  */
+		  ok = note_value (&f, insn, insn->rt, value);
+		  continue;
+		}
 	      if (slot < obj->got_addr || slot >= local_end
 		  || !object_got_entry (obj, (slot - obj->got_addr) / 4,
 					&value))
@@ -685,7 +732,7 @@ bool
 find_code_refs (const struct mips_object *obj, const struct code *code,
 		struct reloc_table *table)
 {
-  size_t keep = table->n_entries, n_edges = 0;
+  size_t keep = table->n_entries, keep_values = table->n_values, n_edges = 0;
   uint32_t (*edges)[2] = NULL;
   bool ok;
 
@@ -708,6 +755,7 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
   for (size_t i = keep; i < table->n_entries; i++)
     table->n_by_type[table->entries[i].type]--;
   table->n_entries = keep;
+  table->n_values = keep_values;
   ok = find_code_refs_1 (obj, code, table, (const uint32_t (*)[2]) edges,
 			 n_edges);
   free (edges);

@@ -16,6 +16,10 @@ struct object_symbol;
 bool reloc_table_add (struct reloc_table *table,
 		      const struct reloc_entry *entry);
 
+/* Record in TABLE that code uses the code address ADDR as a value.
+   False on allocation failure.  */
+bool reloc_table_add_value (struct reloc_table *table, uint32_t addr);
+
 /* The .dynsym symbol with index INDEX, or NULL.  */
 const struct object_symbol *reloc_dynsym (const struct mips_object *obj,
 					  uint32_t index);

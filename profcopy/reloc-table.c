@@ -60,6 +60,25 @@ reloc_table_add (struct reloc_table *table, const struct reloc_entry *entry)
   return true;
 }
 
+/* Record in TABLE that code uses the code address ADDR as a value.
+   False on allocation failure.  */
+
+bool
+reloc_table_add_value (struct reloc_table *table, uint32_t addr)
+{
+  if (table->n_values == table->alloc_values)
+    {
+      size_t n = table->alloc_values ? 2 * table->alloc_values : 256;
+      uint32_t *v = realloc (table->values, n * sizeof *v);
+      if (v == NULL)
+	return false;
+      table->values = v;
+      table->alloc_values = n;
+    }
+  table->values[table->n_values++] = addr;
+  return true;
+}
+
 /* Encodings of the gp-setting instructions.  */
 #define LUI_GP_MASK	0xffff0000u
 #define LUI_GP		0x3c1c0000u	/* lui gp,IMM */
@@ -167,34 +186,89 @@ compare_u32 (const void *pa, const void *pb)
   return a < b ? -1 : a > b;
 }
 
+/* True if C can be a character of a string's text.  */
+
+static bool
+text_byte (unsigned char c)
+{
+  return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n';
+}
+
+/* True if the word at A, inside section SEC, reads as the end or the
+   start of a string rather than as an address: its high byte is zero,
+   its other three bytes are text, and the text runs on beyond the word
+   (into the byte before it in a little-endian object, where the zero
+   ends the string; into the byte after it in a big-endian one, where
+   the zero ends the string before).  The "modulus" of Python's
+   sys.hash_info ends in the little-endian word 0x0073756c, which is
+   also the entry of a function; turning it into the function's new
+   address took away the string's end.  */
+
+static bool
+string_text (const struct mips_object *obj, const struct object_section *sec,
+	     uint32_t a)
+{
+  const unsigned char *p;
+
+  if (obj->big_endian)
+    {
+      if (a + 5 > sec->addr + sec->size
+	  || (p = object_vaddr_ptr (obj, a, 5)) == NULL)
+	return false;
+      return (p[0] == 0 && text_byte (p[1]) && text_byte (p[2])
+	      && text_byte (p[3]) && text_byte (p[4]));
+    }
+  if (a < sec->addr + 1 || (p = object_vaddr_ptr (obj, a - 1, 5)) == NULL)
+    return false;
+  return (p[4] == 0 && text_byte (p[3]) && text_byte (p[2])
+	  && text_byte (p[1]) && text_byte (p[0]));
+}
+
+/* True if ADDR is a word of the executable's DT_PREINIT_ARRAY,
+   DT_INIT_ARRAY or DT_FINI_ARRAY: every one of those is a code pointer
+   that libc calls (gcc's crtbegin puts its frame_dummy and
+   __do_global_dtors_aux there, which have no symbol in a stripped
+   program and no gp prologue).  */
+
+static bool
+in_init_fini_array (const struct mips_object *obj, uint32_t addr)
+{
+  const struct object_dynamic *d = &obj->dyn;
+
+  return (addr - d->preinit_array < d->preinit_arraysz
+	  || addr - d->init_array < d->init_arraysz
+	  || addr - d->fini_array < d->fini_arraysz);
+}
+
 /* Text addresses held in the data of a fixed-address executable, which
    has no relocations left to say where they are: a word scan of the
-   data.  Only words equal to a known function entry (a gp prologue, a
-   symbol, an FDE, the entry point) are taken: data is full of integers
-   and strings that look like code addresses (Python's tables hold
-   thousands), and a pointer to a function known no other way is still
-   caught by the run-time translation at the indirect call.  */
+   data.  Data is full of integers, strings and byte code that look like
+   code addresses, so a word is taken only when code also uses that
+   address as a value (find_code_refs: a GOT reference, a lui/addiu
+   pair or a GOT load whose result is stored, compared or passed on,
+   not only called), where it becomes the new address.  The two must
+   agree, or they no longer compare equal: CPython tests
+   `type->tp_new == object_new' between a static type's slot and the
+   address its code builds with %got/%lo.  An address that code only
+   calls through is not enough, nor is a function entry (a symbol, a gp
+   prologue, an FDE): no value of the program can meet the old address
+   in data, the run-time translation at the indirect call leads it into
+   the new code, and CPython's frozen byte code holds words such as
+   0x0053088c (`SET_ADD 8; RETURN_VALUE 0' is PyType_FromSpecWithBases)
+   and 0x006a007c (`LOAD_FAST 0; LOAD_ATTR 0' is a static function).
+   Every word of the init and fini arrays is taken: those hold nothing
+   but code pointers.  */
 
 static bool
 find_data_scan (const struct mips_object *obj, struct reloc_table *table)
 {
-  uint32_t *entries;
-  size_t n = 0;
+  const uint32_t *values = table->values;
+  size_t n = table->n_values;
 
   if (obj->e_type != ET_EXEC)
     return true;
-  entries = malloc ((table->n_entries + 1) * sizeof *entries);
-  if (entries == NULL)
-    return false;
-  for (size_t i = 0; i < table->n_entries; i++)
-    {
-      const struct reloc_entry *e = &table->entries[i];
-      if (e->type == RELOC_PROLOGUE || e->type == RELOC_SYMBOL
-	  || e->type == RELOC_FDE || e->type == RELOC_ENTRY
-	  || e->type == RELOC_INIT || e->type == RELOC_FINI)
-	entries[n++] = e->target;
-    }
-  qsort (entries, n, sizeof *entries, compare_u32);
+  if (n > 0)
+    qsort (table->values, n, sizeof *table->values, compare_u32);
   for (size_t s = 0; s < obj->n_sections; s++)
     {
       const struct object_section *sec = &obj->sections[s];
@@ -205,23 +279,22 @@ find_data_scan (const struct mips_object *obj, struct reloc_table *table)
 	{
 	  struct reloc_entry e = { 0 };
 	  uint32_t word;
+	  bool array = in_init_fini_array (obj, a);
 	  if (!object_read_word (obj, a, &word) || (word & 3)
 	      || !object_is_code (obj, word)
-	      || bsearch (&word, entries, n, sizeof *entries,
-			  compare_u32) == NULL)
+	      || (!array && (n == 0
+			     || bsearch (&word, values, n, sizeof *values,
+					 compare_u32) == NULL
+			     || string_text (obj, sec, a))))
 	    continue;
 	  e.type = RELOC_DATA;
-	  e.via = VIA_SCAN;
+	  e.via = array ? VIA_ARRAY : VIA_SCAN;
 	  e.addr = a;
 	  e.target = word;
 	  if (!reloc_table_add (table, &e))
-	    {
-	      free (entries);
-	      return false;
-	    }
+	    return false;
 	}
     }
-  free (entries);
   return true;
 }
 
@@ -357,9 +430,10 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
       || !find_got_slots (obj, table)
       || !find_symbols (obj, table)
       || !find_entries (obj, table)
-      || !find_data_scan (obj, table)
-      /* Last: it bounds jump tables with the function entries above.  */
-      || !find_code_refs (obj, code, table))
+      /* It bounds jump tables with the function entries above.  */
+      || !find_code_refs (obj, code, table)
+      /* Last: it takes the addresses that all the others found.  */
+      || !find_data_scan (obj, table))
     {
       reloc_table_free (table);
       *errmsg = strdup ("out of memory building the relocation table");
@@ -373,6 +447,7 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
 void
 reloc_table_free (struct reloc_table *table)
 {
+  free (table->values);
   free (table->entries);
   memset (table, 0, sizeof *table);
 }

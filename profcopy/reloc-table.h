@@ -71,6 +71,11 @@ struct reloc_table
   struct reloc_entry *entries;
   size_t n_entries, alloc;
   size_t n_by_type[RELOC_N_TYPES];
+  /* Fixed-address executables: the code addresses that code uses as
+     values (stores, compares, passes on), not only as the target of an
+     indirect jump or call (find_code_refs); sorted by the data scan.  */
+  uint32_t *values;
+  size_t n_values, alloc_values;
 };
 
 /* Build the relocation information table of OBJ, whose executable

@@ -28,6 +28,12 @@ if [ "${1:-}" != "--no-install" ]; then
     SUDO=
   fi
   export DEBIAN_FRONTEND=noninteractive
+  # The test suite's testbed (testsuite/testbed/setup.sh) fetches real
+  # mipsel packages with apt-get download; apt needs the architecture
+  # and its package lists for that.  Nothing mipsel is installed.
+  if ! dpkg --print-foreign-architectures | grep -qx mipsel; then
+    $SUDO dpkg --add-architecture mipsel
+  fi
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q "${PACKAGES[@]}" </dev/null

@@ -112,6 +112,17 @@ depends ()
     | grep -v '^$'
 }
 
+# libc6 first, alone: without it nothing runs, and when the network is
+# down every other download would take as long to fail.
+if ! cached libc6 >/dev/null \
+   && ! (cd "$debs" && apt-get download -q libc6:mipsel) \
+	>>"$dir/apt-download.log" 2>&1; then
+  log "cannot download libc6:mipsel (no network or no mipsel archive?):" \
+      "$(grep '^E:' "$dir/apt-download.log" | tail -1)"
+  log "see $dir/apt-download.log"
+  exit 1
+fi
+
 seen=" "
 skipped=""
 todo=$wanted
