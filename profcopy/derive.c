@@ -131,6 +131,44 @@ mark_outside_entries (const struct analysis *a, uint8_t *outside_in)
     }
 }
 
+/* Set OUTSIDE_IN[i] for every block that no direct branch and no fall
+   reaches: whatever runs it comes from outside (a function that no
+   symbol or table names, run through a code pointer that the run-time
+   translation catches).  */
+
+static void
+mark_unreached (const struct analysis *a, uint8_t *outside_in)
+{
+  const struct cfg *cfg = &a->cfg;
+  uint8_t *reached = calloc (cfg->n_blocks + 1, 1);
+
+  if (reached == NULL)
+    {
+      memset (outside_in, 1, cfg->n_blocks);
+      return;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+      long j;
+
+      if (ctl != NULL && (ctl->kind == INSN_BRANCH || ctl->kind == INSN_JUMP
+			  || ctl->kind == INSN_CALL)
+	  && (j = block_starting (cfg, ctl->target)) >= 0)
+	reached[j] = 1;
+      if ((ctl == NULL || ctl->kind == INSN_BRANCH
+	   || (b->flags & BLOCK_F_SLOT_ENTRY))
+	  && (j = block_starting (cfg, b->end)) >= 0)
+	reached[j] = 1;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    if (!reached[i])
+      outside_in[i] = 1;
+  free (reached);
+}
+
 /* Add the outside, branch and fall-through edges of block I of A to G;
    mark in BACK the loops they close (DEPTH_DIFF, a difference array over
    block indices).  */
@@ -317,6 +355,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   for (uint32_t v = 0; v < g.n_vertices; v++)
     g.uf[v] = v;
   mark_outside_entries (a, outside_in);
+  mark_unreached (a, outside_in);
   for (size_t i = 0; i < n; i++)
     {
       if (outside_in[i])

@@ -164,12 +164,14 @@ is_call (const struct insn *insn)
 	 || insn->kind == INSN_ICALL;
 }
 
-/* Run the gp state of block B from IN through its words, recording the
-   state before each word in gp_valid when RECORD; return the state at
-   its end (unknown after a call).  */
+/* Run a register state of block B from IN through its words with STEP,
+   recording the state before each word in RECORD (per code word) when
+   it is not NULL; return the state at its end (unknown after a
+   call).  */
 
 static bool
-gp_block (struct emitter *e, const struct block *b, bool in, bool record)
+state_block (struct emitter *e, const struct block *b, bool in,
+	     bool (*step) (bool, const struct insn *), uint8_t *record)
 {
   const struct code *code = &e->a->code;
   bool valid = in;
@@ -178,15 +180,23 @@ gp_block (struct emitter *e, const struct block *b, bool in, bool record)
   for (uint32_t a = b->start; a < b->end; a += 4)
     {
       const struct insn *insn = code_insn_at (code, a);
-      if (record)
-	e->gp_valid[emit_word_index (e, a)] = valid;
+      if (record != NULL)
+	record[emit_word_index (e, a)] = valid;
       if (insn == NULL)
 	continue;
-      valid = gp_step (valid, insn);
+      valid = step (valid, insn);
       if (is_call (insn))
 	called = true;
     }
   return valid && !called;
+}
+
+/* The gp state of block B: see state_block.  */
+
+static bool
+gp_block (struct emitter *e, const struct block *b, bool in, bool record)
+{
+  return state_block (e, b, in, gp_step, record ? e->gp_valid : NULL);
 }
 
 /* Mark in ENTRY every block that code outside its function may enter.  */
@@ -688,29 +698,12 @@ t9_step (bool valid, const struct insn *insn)
   return valid && !(insn->writes & R (REG_T9));
 }
 
-/* Run the t9 state of block B from IN through its words, recording the
-   state before each word in t9_valid when RECORD; return the state at
-   its end (unknown after a call).  */
+/* The t9 state of block B: see state_block.  */
 
 static bool
 t9_block (struct emitter *e, const struct block *b, bool in, bool record)
 {
-  const struct code *code = &e->a->code;
-  bool valid = in;
-  bool called = false;
-
-  for (uint32_t a = b->start; a < b->end; a += 4)
-    {
-      const struct insn *insn = code_insn_at (code, a);
-      if (record)
-	e->t9_valid[emit_word_index (e, a)] = valid;
-      if (insn == NULL)
-	continue;
-      valid = t9_step (valid, insn);
-      if (is_call (insn))
-	called = true;
-    }
-  return valid && !called;
+  return state_block (e, b, in, t9_step, record ? e->t9_valid : NULL);
 }
 
 /* Mark in ENTRY_OK the function entry blocks where t9 holds the

@@ -254,6 +254,32 @@ le32 (uint32_t v)
 
 static uint64_t read_count (const volatile struct pc_counter *c);
 
+/* How many of LEFT 8-byte pairs go straight into the buffer as whole
+   words, at *W: 0 when it is nearly full or not aligned, and the caller
+   puts one pair the slow way.  */
+
+static uint32_t
+pair_room (uint32_t left, uint32_t **w)
+{
+  uint32_t room;
+
+  if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
+    return 0;
+  room = (uint32_t) (sizeof out.buf - out.len) / 8;
+  *w = (uint32_t *) (void *) (out.buf + out.len);
+  return left < room ? left : room;
+}
+
+/* N pairs were stored at the place pair_room gave.  */
+
+static void
+pairs_stored (uint32_t n)
+{
+  out.len += 8 * n;
+  if (out.len == sizeof out.buf)
+    flush ();
+}
+
 /* Append the block table and the counts of N blocks: BLOCKS (link-time
    start and size), and COUNTS or, when it is NULL, the live COUNTERS.
    Whole words go straight into the buffer, a buffer's worth at a time:
@@ -264,58 +290,41 @@ put_blocks_and_counts (const struct pc_block *blocks, uint32_t n,
 		       const uint64_t *counts,
 		       const volatile struct pc_counter *counters)
 {
-  uint32_t b = 0;
+  uint32_t *w, m;
 
-  while (b < n)
+  for (uint32_t b = 0; b < n; b += m)
     {
-      uint32_t room, k, end;
-      uint32_t *w;
-
-      if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
+      m = pair_room (n - b, &w);
+      if (m == 0)
 	{
 	  put32 (blocks[b].start);
 	  put32 (blocks[b].size);
-	  b++;
+	  m = 1;
 	  continue;
 	}
-      room = (uint32_t) (sizeof out.buf - out.len) / 8;
-      end = n - b < room ? n : b + room;
-      w = (uint32_t *) (void *) (out.buf + out.len);
-      for (k = b; k < end; k++, w += 2)
+      for (uint32_t k = b; k < b + m; k++, w += 2)
 	{
 	  w[0] = le32 (blocks[k].start);
 	  w[1] = le32 (blocks[k].size);
 	}
-      out.len += 8 * (end - b);
-      b = end;
-      if (out.len == sizeof out.buf)
-	flush ();
+      pairs_stored (m);
     }
-  b = 0;
-  while (b < n)
+  for (uint32_t b = 0; b < n; b += m)
     {
-      uint32_t room, k, end;
-      uint32_t *w;
-
-      if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
+      m = pair_room (n - b, &w);
+      if (m == 0)
 	{
 	  put64 (counts != NULL ? counts[b] : read_count (&counters[b]));
-	  b++;
+	  m = 1;
 	  continue;
 	}
-      room = (uint32_t) (sizeof out.buf - out.len) / 8;
-      end = n - b < room ? n : b + room;
-      w = (uint32_t *) (void *) (out.buf + out.len);
-      for (k = b; k < end; k++, w += 2)
+      for (uint32_t k = b; k < b + m; k++, w += 2)
 	{
 	  uint64_t v = counts != NULL ? counts[k] : read_count (&counters[k]);
 	  w[0] = le32 ((uint32_t) v);
 	  w[1] = le32 ((uint32_t) (v >> 32));
 	}
-      out.len += 8 * (end - b);
-      b = end;
-      if (out.len == sizeof out.buf)
-	flush ();
+      pairs_stored (m);
     }
 }
 
