@@ -60,7 +60,7 @@ copy_map_read (const struct mips_object *obj, struct copy_map *cm)
   const struct object_section *text;
   const unsigned char *p;
   uint32_t header_size, path, map, text_end;
-  size_t len, room;
+  size_t len, room, n;
 
   memset (cm, 0, sizeof *cm);
   if (h == NULL)
@@ -90,29 +90,6 @@ copy_map_read (const struct mips_object *obj, struct copy_map *cm)
   if (cm->original == NULL)
     return false;
 
-  /* The map, converted to host order; it must increase.  */
-  p = cm->n_words ? object_vaddr_ptr (obj, map, 4 * cm->n_words) : NULL;
-  if (cm->n_words == 0 || p == NULL)
-    {
-      copy_map_free (cm);
-      return damaged (obj, "map outside the file");
-    }
-  cm->map = malloc (cm->n_words * sizeof *cm->map);
-  if (cm->map == NULL)
-    {
-      copy_map_free (cm);
-      return false;
-    }
-  for (size_t i = 0; i < cm->n_words; i++)
-    {
-      cm->map[i] = object_get32 (obj, p + 4 * i);
-      if (i > 0 && cm->map[i] < cm->map[i - 1])
-	{
-	  copy_map_free (cm);
-	  return damaged (obj, "map does not increase");
-	}
-    }
-
   /* The new text: its section when the copy has section headers, else
      what lies between the header and the map (the rewriter lays them
      out in that order).  */
@@ -127,6 +104,39 @@ copy_map_read (const struct mips_object *obj, struct copy_map *cm)
       cm->new_low = seg->vaddr + header_size;
       cm->new_high = map;
     }
+
+  /* The map, in host order, without the words that have no copy (the
+     padding between code sections maps to itself); what is left must
+     increase.  */
+  p = cm->n_words ? object_vaddr_ptr (obj, map, 4 * cm->n_words) : NULL;
+  if (cm->n_words == 0 || p == NULL)
+    {
+      copy_map_free (cm);
+      return damaged (obj, "map outside the file");
+    }
+  cm->new_addr = malloc (cm->n_words * sizeof *cm->new_addr);
+  cm->orig_addr = malloc (cm->n_words * sizeof *cm->orig_addr);
+  if (cm->new_addr == NULL || cm->orig_addr == NULL)
+    {
+      copy_map_free (cm);
+      return false;
+    }
+  n = 0;
+  for (size_t i = 0; i < cm->n_words; i++)
+    {
+      uint32_t a = object_get32 (obj, p + 4 * i);
+      if (a < cm->new_low || a >= cm->new_high)
+	continue;
+      if (n > 0 && a < cm->new_addr[n - 1])
+	{
+	  copy_map_free (cm);
+	  return damaged (obj, "map does not increase");
+	}
+      cm->new_addr[n] = a;
+      cm->orig_addr[n] = cm->text_start + 4 * (uint32_t) i;
+      n++;
+    }
+  cm->n_words = n;
   return true;
 }
 
@@ -135,19 +145,19 @@ copy_map_original (const struct copy_map *cm, uint32_t addr, uint32_t *orig)
 {
   size_t lo = 0, hi = cm->n_words;
 
-  if (cm->map == NULL || addr < cm->new_low || addr >= cm->new_high
-      || addr < cm->map[0])
+  if (cm->n_words == 0 || addr < cm->new_low || addr >= cm->new_high
+      || addr < cm->new_addr[0])
     return false;
   /* The first entry above ADDR; the one before it holds ADDR.  */
   while (lo < hi)
     {
       size_t mid = lo + (hi - lo) / 2;
-      if (cm->map[mid] <= addr)
+      if (cm->new_addr[mid] <= addr)
 	lo = mid + 1;
       else
 	hi = mid;
     }
-  *orig = cm->text_start + 4 * (uint32_t) (lo - 1);
+  *orig = cm->orig_addr[lo - 1];
   return true;
 }
 
@@ -155,6 +165,7 @@ void
 copy_map_free (struct copy_map *cm)
 {
   free (cm->original);
-  free (cm->map);
+  free (cm->new_addr);
+  free (cm->orig_addr);
   memset (cm, 0, sizeof *cm);
 }

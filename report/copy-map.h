@@ -9,7 +9,8 @@
    PT_LOAD segment that starts with the header of runtime/segment.h.
    The header names the original file and points at the map table: word
    I of the map is the new link-time address of the original word
-   TEXT_START + 4 * I, and the table increases with I.  A call trace of
+   TEXT_START + 4 * I, and the table increases with I over the words
+   that have a copy (a word between code sections maps to itself).  A call trace of
    a copy (profcopy --calls) gives function entries as original
    addresses already, but return addresses (call sites) in the new
    text; copy_map_original turns those back into original addresses so
@@ -29,8 +30,10 @@ struct copy_map
   char *original;		/* The header's path of the original.  */
   uint32_t checksum;		/* CRC-32 and size of the original.  */
   uint32_t file_size;
-  uint32_t text_start;		/* Original address of word 0.  */
-  uint32_t *map;		/* New address per original word.  */
+  uint32_t text_start;		/* Original address of map word 0.  */
+  /* The map's words that have a copy: the new address of each, in
+     increasing order, and the original word it copies.  */
+  uint32_t *new_addr, *orig_addr;
   size_t n_words;
   uint32_t new_low, new_high;	/* The new text, [NEW_LOW, NEW_HIGH).  */
 };
