@@ -10,11 +10,11 @@
    The header names the original file and points at the map table: word
    I of the map is the new link-time address of the original word
    TEXT_START + 4 * I, and the table increases with I over the words
-   that have a copy (a word between code sections maps to itself).  A call trace of
-   a copy (profcopy --calls) gives function entries as original
-   addresses already, but return addresses (call sites) in the new
-   text; copy_map_original turns those back into original addresses so
-   that a site can be placed in its original function.  */
+   that have a copy (a word between code sections maps to itself).  A
+   call trace of a copy (profcopy --calls) gives function entries as
+   original addresses already, but return addresses (call sites) in
+   the new text; copy_map_original turns those back into original
+   addresses so that a site can be placed in its original function.  */
 
 #ifndef PROFCOPY_COPY_MAP_H
 #define PROFCOPY_COPY_MAP_H
