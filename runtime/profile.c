@@ -358,33 +358,6 @@ struct seg_view
    with a valid profcopy header, fill *VIEW and return true.  Every
    address the header gives is checked to lie inside the object.  */
 
-/* find_segment compares and measures by itself, not with libc's memcmp
-   and strnlen: note_object runs it at start-up, and a profiled libc
-   would count calls that the original program never makes.  */
-
-/* True if MAGIC is PC_SEGMENT_MAGIC.  */
-
-static bool
-segment_magic_p (const char *magic)
-{
-  for (size_t k = 0; k < sizeof PC_SEGMENT_MAGIC; k++)
-    if (magic[k] != PC_SEGMENT_MAGIC[k])
-      return false;
-  return true;
-}
-
-/* The length of the string at S, at most MAX.  */
-
-static size_t
-bounded_length (const char *s, size_t max)
-{
-  size_t n = 0;
-
-  while (n < max && s[n] != '\0')
-    n++;
-  return n;
-}
-
 static bool
 find_segment (const struct dl_phdr_info *info, size_t i,
 	      struct seg_view *view)
@@ -397,7 +370,7 @@ find_segment (const struct dl_phdr_info *info, size_t i,
   if (ph->p_type != PT_LOAD || ph->p_filesz < sizeof *h)
     return false;
   h = (const struct pc_segment_header *) (bias + ph->p_vaddr);
-  if (!segment_magic_p (h->magic)
+  if (memcmp (h->magic, PC_SEGMENT_MAGIC, sizeof h->magic) != 0
       || h->version != PC_SEGMENT_VERSION
       || h->header_size < sizeof *h
       || h->n_blocks > UINT32_MAX / sizeof (struct pc_block)
@@ -416,7 +389,7 @@ find_segment (const struct dl_phdr_info *info, size_t i,
   view->blocks = (const struct pc_block *) (bias + h->blocks);
   view->counters = (const volatile struct pc_counter *) (bias + h->counters);
   view->path = (const char *) (bias + h->path);
-  view->path_len = bounded_length (view->path, end - h->path);
+  view->path_len = strnlen (view->path, end - h->path);
   if (view->path_len > PCPROF_MAX_PATH_LEN || view->path_len == end - h->path)
     return false;
   view->build_id_len = h->build_id_len;
