@@ -9,7 +9,13 @@
    counted.  A run-time address is mapped to its object through the
    trace's object records and named from that object's symbols: a FUNC
    symbol of .symtab at the entry, else one from the GNU ld map given
-   for the program, else one of .dynsym, else func_0xADDR.  */
+   for the program, else one of .dynsym, else func_0xADDR.  An object
+   that is a profcopy-profiled copy (profcopy --calls) is named from its
+   original, which its profcopy segment names (or, when that file is
+   not there or has changed, from the copy's own symbols taken back
+   through its map), and the call sites in its new text are taken back
+   to original addresses, so that a binary-level trace is read as one
+   of the original program.  */
 
 #include <config.h>
 
@@ -21,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "copy-map.h"
+#include "crc32.h"
 #include "object.h"
 #include "trace-report.h"
 
@@ -40,6 +48,10 @@ struct symbol_file
   bool is_program;
   struct mips_object obj;
   bool open;
+  struct copy_map copy;		/* When OBJ is a profiled copy.  */
+  bool is_copy;
+  struct mips_object orig;	/* Its original, when found unchanged.  */
+  bool orig_open;
   struct named_addr *names;	/* Sorted by address, then rank.  */
   size_t n_names;
 };
@@ -152,6 +164,74 @@ read_map (struct internal *in, const char *file, char **errmsg)
   return true;
 }
 
+/* Open the original of the profiled copy CM (under SYSROOT first) into
+   *ORIG.  False, after a note on standard error, when it is not there
+   or is not the file that was profiled.  */
+
+static bool
+open_original (const struct copy_map *cm, const char *sysroot,
+	       struct mips_object *orig)
+{
+  char *candidate = NULL;
+  const char *path = cm->original;
+  char *err = NULL;
+
+  if (sysroot != NULL && path[0] == '/'
+      && asprintf (&candidate, "%s%s", sysroot, path) >= 0
+      && access (candidate, R_OK) == 0)
+    path = candidate;
+  if (!object_open (path, orig, &err))
+    {
+      fprintf (stderr, "profreport: %s: %s; names come from the profiled"
+	       " copy\n", path, err != NULL ? err : "cannot open");
+      free (err);
+      free (candidate);
+      return false;
+    }
+  if (orig->size != cm->file_size
+      || crc32_ieee (orig->image, orig->size) != cm->checksum)
+    {
+      fprintf (stderr, "profreport: %s: changed since it was profiled;"
+	       " names come from the profiled copy\n", path);
+      object_close (orig);
+      free (candidate);
+      return false;
+    }
+  free (candidate);
+  return true;
+}
+
+/* Add to SF the names of the functions of OBJ.  With COPY (OBJ is a
+   profiled copy whose original could not be read), a symbol in the new
+   text is taken back to its original address.  */
+
+static bool
+add_names (struct symbol_file *sf, const struct mips_object *obj,
+	   const struct copy_map *copy)
+{
+  sf->names = malloc ((obj->n_symbols + 1) * sizeof *sf->names);
+  if (sf->names == NULL)
+    return false;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      uint32_t addr = s->value;
+      if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
+	  || s->shndx == SHN_UNDEF || s->name == NULL
+	  || s->name[0] == '\0')
+	continue;
+      if (copy != NULL)
+	copy_map_original (copy, s->value, &addr);
+      sf->names[sf->n_names].addr = addr;
+      sf->names[sf->n_names].size = s->size;
+      sf->names[sf->n_names].rank = symbol_rank (s);
+      sf->names[sf->n_names].name = s->name;
+      sf->n_names++;
+    }
+  qsort (sf->names, sf->n_names, sizeof *sf->names, compare_named);
+  return true;
+}
+
 /* Return the symbol file for PATH, opened (under SYSROOT first) on
    first use.  A file that cannot be opened is noted once on standard
    error; its functions are named by address.  */
@@ -198,26 +278,15 @@ get_file (struct internal *in, const char *path, bool is_program,
     }
   else
     {
-      sf->names = malloc ((sf->obj.n_symbols + 1) * sizeof *sf->names);
-      if (sf->names == NULL)
+      sf->is_copy = copy_map_read (&sf->obj, &sf->copy);
+      if (sf->is_copy)
+	sf->orig_open = open_original (&sf->copy, sysroot, &sf->orig);
+      if (!add_names (sf, sf->orig_open ? &sf->orig : &sf->obj,
+		      sf->is_copy && !sf->orig_open ? &sf->copy : NULL))
 	{
 	  free (candidate);
 	  return NULL;
 	}
-      for (size_t i = 0; i < sf->obj.n_symbols; i++)
-	{
-	  const struct object_symbol *s = &sf->obj.symbols[i];
-	  if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
-	      || s->shndx == SHN_UNDEF || s->name == NULL
-	      || s->name[0] == '\0')
-	    continue;
-	  sf->names[sf->n_names].addr = s->value;
-	  sf->names[sf->n_names].size = s->size;
-	  sf->names[sf->n_names].rank = symbol_rank (s);
-	  sf->names[sf->n_names].name = s->name;
-	  sf->n_names++;
-	}
-      qsort (sf->names, sf->n_names, sizeof *sf->names, compare_named);
     }
   free (candidate);
   return sf;
@@ -317,6 +386,48 @@ grow_functions (struct trace_report *r, struct internal *in)
   return true;
 }
 
+/* The symbol file of the object of trace T that holds run-time address
+   ADDR, and that object in *TO (NULL if none does); NULL when out of
+   memory.  */
+
+static struct symbol_file *
+file_at (struct internal *in, const struct trace *t,
+	 const struct trace_report_options *o, uint32_t addr,
+	 const struct trace_object **to)
+{
+  bool is_program;
+
+  *to = trace_object_at (t, addr);
+  is_program = (*to == NULL
+		|| (t->n_objects > 0
+		    && strcmp ((*to)->path,
+			       t->objects[t->n_objects - 1].path) == 0));
+  return get_file (in, *to != NULL ? (*to)->path : "", is_program,
+		   o->sysroot);
+}
+
+/* Run-time call site SITE of trace T as an address of the original
+   code: a site in the new text of a profiled copy (the return address
+   of a call made there) becomes the run-time address of the original
+   word it is a copy of; any other site is kept.  */
+
+static uint32_t
+original_site (struct internal *in, const struct trace *t,
+	       const struct trace_report_options *o, uint32_t site)
+{
+  const struct trace_object *to;
+  struct symbol_file *sf;
+  uint32_t orig;
+
+  if (site == 0)
+    return 0;
+  sf = file_at (in, t, o, site, &to);
+  if (sf == NULL || to == NULL || !sf->is_copy
+      || !copy_map_original (&sf->copy, site - to->bias, &orig))
+    return site;
+  return orig + to->bias;
+}
+
 /* Return the index of the function at run-time address ADDR of trace
    T, made if new; (size_t) -1 when out of memory.  */
 
@@ -325,13 +436,8 @@ lookup_function (struct trace_report *r, struct internal *in,
 		 const struct trace *t, const struct trace_report_options *o,
 		 uint32_t addr)
 {
-  const struct trace_object *to = trace_object_at (t, addr);
-  bool is_program = (to == NULL
-		     || (t->n_objects > 0
-			 && strcmp (to->path,
-				    t->objects[t->n_objects - 1].path) == 0));
-  struct symbol_file *sf = get_file (in, to != NULL ? to->path : "",
-				     is_program, o->sysroot);
+  const struct trace_object *to;
+  struct symbol_file *sf = file_at (in, t, o, addr, &to);
   uint32_t link;
   uint64_t key;
   size_t h;
@@ -506,14 +612,16 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 	  const struct trace_event *e = &s->events[k];
 	  size_t f = lookup_function (r, in, t, opts, e->func);
 	  uint64_t now = e->time < last ? last : e->time;
+	  uint32_t site;
 
 	  if (f == (size_t) -1)
 	    goto oom;
+	  site = e->exit ? e->site : original_site (in, t, opts, e->site);
 	  last = now;
 	  r->n_events++;
-	  if (!e->exit && e->site != 0 && depth > 0
-	      && stack[depth - 1].site != e->site
-	      && frame_holds (r, &stack[depth - 1], e->site) == 0)
+	  if (!e->exit && site != 0 && depth > 0
+	      && stack[depth - 1].site != site
+	      && frame_holds (r, &stack[depth - 1], site) == 0)
 	    {
 	      /* Called from below the top of the stack: the frames over
 		 the caller were left without their exits.  The site of a
@@ -524,7 +632,7 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 	      size_t at = depth - 1;
 	      int holds = 0;
 	      while (at > 0
-		     && (holds = frame_holds (r, &stack[at - 1], e->site)) == 0)
+		     && (holds = frame_holds (r, &stack[at - 1], site)) == 0)
 		at--;
 	      if (at > 0 && holds == 1)
 		{
@@ -553,7 +661,7 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 	      r->functions[f].active++;
 	      stack[depth].func = f;
 	      stack[depth].entry = e->func;
-	      stack[depth].site = e->site;
+	      stack[depth].site = site;
 	      stack[depth].edge = edge;
 	      stack[depth].start = now;
 	      stack[depth].child = 0;
@@ -831,6 +939,9 @@ trace_report_free (struct trace_report *r)
 	  free (in->files[i].names);
 	  if (in->files[i].open)
 	    object_close (&in->files[i].obj);
+	  if (in->files[i].orig_open)
+	    object_close (&in->files[i].orig);
+	  copy_map_free (&in->files[i].copy);
 	}
       for (size_t i = 0; i < in->n_map_names; i++)
 	free ((char *) in->map_names[i].name);

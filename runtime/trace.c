@@ -690,8 +690,10 @@ new_buffer (void)
   if (b == NULL)
     return NULL;
   /* Busy and published first: read_settings calls libc, whose functions
-     may carry probes (profcopy --calls) that come back here.  */
-  b->busy = 1;
+     may carry probes (profcopy --calls) that come back here.  Busy as
+     the runtime's own work (2), whose events are not the program's and
+     are dropped, not counted as lost.  */
+  b->busy = 2;
   b->n_events = 0;
   b->n_lost = 0;
   my_buffer = b;
