@@ -762,6 +762,38 @@ snapshot_counts (const struct pc_segment_header *h, uintptr_t bias)
   return NULL;
 }
 
+/* The number of objects in the dynamic linker's list when
+   pcrt_fill_probe_slots last looked; 0: never.  */
+static unsigned probe_objects_seen;
+
+void
+pcrt_fill_probe_slots (void)
+{
+  unsigned n = 0;
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    n++;
+  if (n == __atomic_load_n (&probe_objects_seen, __ATOMIC_RELAXED))
+    return;
+  __atomic_store_n (&probe_objects_seen, n, __ATOMIC_RELAXED);
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *ch;
+      struct pc_segment_header *h;
+
+      if (!snap_phdrs (l->l_addr, &phdr, &phnum)
+	  || (ch = snap_find_header (l->l_addr, phdr, phnum)) == NULL
+	  || !(ch->flags & PC_SEGMENT_F_CALLS) || ch->probe_enter != 0)
+	continue;
+      /* Its segment is writable.  */
+      h = (struct pc_segment_header *) (uintptr_t) ch;
+      h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
+      h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+    }
+}
+
 /* dl_iterate_phdr callback of the constructor: note the program headers
    of the object INFO describes.  SIZE and DATA are unused.  */
 
@@ -770,21 +802,6 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   (void) data;
-  /* An object rewritten with --calls gets the probe routines (its
-     segment is writable).  No libc call here: the original program run
-     with this runtime preloaded must call the same libc functions.  */
-  {
-    const struct pc_segment_header *ch
-      = snap_find_header (info->dlpi_addr, info->dlpi_phdr,
-			  info->dlpi_phnum);
-    if (ch != NULL && (ch->flags & PC_SEGMENT_F_CALLS))
-      {
-	struct pc_segment_header *h
-	  = (struct pc_segment_header *) (uintptr_t) ch;
-	h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
-	h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
-      }
-  }
   if (n_known_objects < MAX_KNOWN_OBJECTS)
     {
       known_objects[n_known_objects].bias = info->dlpi_addr;
@@ -1083,6 +1100,7 @@ pcrt_init (void)
   struct sigaction sa, old;
 
   dl_iterate_phdr (note_object, NULL);
+  pcrt_fill_probe_slots ();
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = fatal_handler;
   sigemptyset (&sa.sa_mask);

@@ -20,4 +20,10 @@
    preserved.  */
 PCRT_HIDDEN void pcrt_write_profile (unsigned reason, int signo);
 
+/* Hand the probe routines to every loaded object rewritten with
+   --calls that does not have them yet, when the dynamic linker's list
+   of objects changed since the last call (always the first time).  No
+   libc call, no lock.  */
+PCRT_HIDDEN void pcrt_fill_probe_slots (void);
+
 #endif /* PROFCOPY_RUNTIME_H */

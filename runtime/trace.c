@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "trace-format.h"
+#include "runtime.h"
 #include "trace.h"
 
 #define NO_INSTRUMENT __attribute__ ((no_instrument_function))
@@ -760,12 +761,15 @@ __cyg_profile_func_exit (void *func, void *site)
 NO_INSTRUMENT void
 profcopy_trace_enter (uint32_t func, uint32_t site)
 {
+  /* An object that dlopen has just added gets its probe routines.  */
+  pcrt_fill_probe_slots ();
   record_event (func, site, PCTRACE_ENTER);
 }
 
 NO_INSTRUMENT void
 profcopy_trace_exit (uint32_t func, uint32_t site)
 {
+  pcrt_fill_probe_slots ();
   record_event (func, site, PCTRACE_EXIT);
 }
 
