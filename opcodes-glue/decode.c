@@ -437,10 +437,10 @@ code_free (struct code *code)
 }
 
 /* Return the record of the word at ADDR in CODE, or NULL when ADDR is
-   not a word of an executable section.  */
+   not a word of an executable section (code_insn_at's slow path).  */
 
 const struct insn *
-code_insn_at (const struct code *code, uint32_t addr)
+code_insn_at_search (const struct code *code, uint32_t addr)
 {
   size_t lo = 0, hi = code->n_sections;
 

@@ -106,7 +106,21 @@ void code_free (struct code *code);
 
 /* The record for ADDR, or NULL when ADDR is not a word of an executable
    section.  */
-const struct insn *code_insn_at (const struct code *code, uint32_t addr);
+const struct insn *code_insn_at_search (const struct code *code,
+					uint32_t addr);
+
+/* The record of the word at ADDR in CODE, or NULL when ADDR is not a
+   word of an executable section.  Inline: analysis asks millions of
+   times, mostly of the first section.  */
+
+static inline const struct insn *
+code_insn_at (const struct code *code, uint32_t addr)
+{
+  if (code->n_sections > 0 && addr >= code->sections[0].start
+      && addr < code->sections[0].end && addr % 4 == 0)
+    return &code->sections[0].insns[(addr - code->sections[0].start) / 4];
+  return code_insn_at_search (code, addr);
+}
 
 /* Decode one word (used by code_decode and by tests): fill everything but
    the libopcodes classification, which code_decode adds.  */
