@@ -497,6 +497,48 @@ gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
   return v;
 }
 
+/* Lower IN (a register state per block) at the targets of every switch
+   table whose jump runs with the state invalid, stepping with STEP from
+   the start of the jump's block to the jump itself; with SAME_FUNC, a
+   table entry in another function gets an invalid state.  Return
+   whether anything changed.  */
+
+static bool
+jump_table_meet (const struct emitter *e, unsigned char *in,
+		 bool (*step) (bool, const struct insn *), bool same_func)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  bool changed = false;
+
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      const struct block *from, *to;
+      bool v;
+      if (r->type != RELOC_JUMP_TABLE)
+	continue;
+      from = cfg_block_at (cfg, r->aux2);
+      to = cfg_block_at (cfg, r->target);
+      if (from == NULL || to == NULL || to->start != r->target)
+	continue;
+      /* The state at the jr itself: it adds gp to the entry.  */
+      v = in[from - cfg->blocks] && (!same_func || from->func == to->func);
+      for (uint32_t x = from->start; x < r->aux2; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn != NULL)
+	    v = step (v, insn);
+	}
+      if (in[to - cfg->blocks] && !v)
+	{
+	  in[to - cfg->blocks] = 0;
+	  changed = true;
+	}
+    }
+  return changed;
+}
+
 /* Set GP_READ[i] when some path from the start of block i reads gp
    before writing it, within its function and before any call or
    return.  Compiled code that does so after a call trusts the call to
@@ -653,31 +695,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
 		}
 	    }
 	}
-      for (size_t k = 0; k < a->relocs.n_entries; k++)
-	{
-	  const struct reloc_entry *r = &a->relocs.entries[k];
-	  const struct block *from, *to;
-	  bool v;
-	  if (r->type != RELOC_JUMP_TABLE)
-	    continue;
-	  from = cfg_block_at (cfg, r->aux2);
-	  to = cfg_block_at (cfg, r->target);
-	  if (from == NULL || to == NULL || to->start != r->target)
-	    continue;
-	  /* The state at the jr itself: it adds gp to the entry.  */
-	  v = in[from - cfg->blocks];
-	  for (uint32_t x = from->start; x < r->aux2; x += 4)
-	    {
-	      const struct insn *insn = code_insn_at (&a->code, x);
-	      if (insn != NULL)
-		v = gp_step (v, insn);
-	    }
-	  if (in[to - cfg->blocks] && !v)
-	    {
-	      in[to - cfg->blocks] = 0;
-	      changed = true;
-	    }
-	}
+      changed |= jump_table_meet (e, in, gp_step, false);
     }
   for (size_t i = 0; i < n; i++)
     gp_block (e, &cfg->blocks[i], in[i], true);
@@ -1012,30 +1030,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
 		}
 	    }
 	}
-      for (size_t k = 0; k < a->relocs.n_entries; k++)
-	{
-	  const struct reloc_entry *r = &a->relocs.entries[k];
-	  const struct block *from, *to;
-	  bool v;
-	  if (r->type != RELOC_JUMP_TABLE)
-	    continue;
-	  from = cfg_block_at (cfg, r->aux2);
-	  to = cfg_block_at (cfg, r->target);
-	  if (from == NULL || to == NULL || to->start != r->target)
-	    continue;
-	  v = in[from - cfg->blocks] && from->func == to->func;
-	  for (uint32_t x = from->start; x < r->aux2; x += 4)
-	    {
-	      const struct insn *insn = code_insn_at (&a->code, x);
-	      if (insn != NULL)
-		v = t9_step (v, insn);
-	    }
-	  if (in[to - cfg->blocks] && !v)
-	    {
-	      in[to - cfg->blocks] = 0;
-	      changed = true;
-	    }
-	}
+      changed |= jump_table_meet (e, in, t9_step, true);
     }
   for (size_t i = 0; i < n; i++)
     t9_block (e, &cfg->blocks[i], in[i], true);
