@@ -202,7 +202,7 @@ calls_find (struct report *r, size_t index, const struct mips_object *obj,
   bool ok = false;
 
   *errmsg = NULL;
-  if (!code_decode (obj, &code, errmsg))
+  if (!code_decode_fields (obj, &code, errmsg))
     return false;
   dynsyms = dynsyms_by_index (obj, &n_dynsyms);
   if (dynsyms == NULL || !record_dynsyms (ro, obj))
