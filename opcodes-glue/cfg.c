@@ -168,6 +168,15 @@ block_index (const struct cfg *cfg, uint32_t addr)
 {
   size_t lo = 0, hi = cfg->n_blocks;
 
+  if (cfg->page_first != NULL && addr >= cfg->page_base)
+    {
+      size_t p = (addr - cfg->page_base) >> 12;
+      if (p >= cfg->n_pages)
+	return -1;
+      lo = cfg->page_first[p];
+      if (p + 1 < cfg->n_pages && cfg->page_first[p + 1] < hi)
+	hi = cfg->page_first[p + 1] + 1;
+    }
   while (lo < hi)
     {
       size_t mid = lo + (hi - lo) / 2;
@@ -180,6 +189,36 @@ block_index (const struct cfg *cfg, uint32_t addr)
 	return (long) mid;
     }
   return -1;
+}
+
+/* Build CFG's page index for block_index (none when out of memory: the
+   search is then over all blocks).  */
+
+static void
+index_pages (struct cfg *cfg)
+{
+  uint32_t first, last;
+  size_t b = 0;
+
+  if (cfg->n_blocks == 0)
+    return;
+  first = cfg->blocks[0].start & ~0xfffu;
+  last = cfg->blocks[cfg->n_blocks - 1].end;
+  cfg->n_pages = ((size_t) (last - first) >> 12) + 1;
+  cfg->page_first = malloc (cfg->n_pages * sizeof *cfg->page_first);
+  if (cfg->page_first == NULL)
+    {
+      cfg->n_pages = 0;
+      return;
+    }
+  cfg->page_base = first;
+  for (size_t p = 0; p < cfg->n_pages; p++)
+    {
+      uint32_t page = first + (uint32_t) (p << 12);
+      while (b < cfg->n_blocks && cfg->blocks[b].end <= page)
+	b++;
+      cfg->page_first[p] = (uint32_t) b;
+    }
 }
 
 /* Return the control instruction that ends BLOCK of the code CODE and
@@ -327,6 +366,7 @@ make_blocks (struct builder *b, struct cfg *cfg,
 	}
     }
 
+  index_pages (cfg);
   for (size_t s = 0, i = 0; s < code->n_sections; s++)
     for (; i < cfg->n_blocks && cfg->blocks[i].start < code->sections[s].end;
 	 i++)
@@ -382,6 +422,7 @@ cfg_build (const struct code *code, const struct code_addr *addrs,
 void
 cfg_free (struct cfg *cfg)
 {
+  free (cfg->page_first);
   free (cfg->funcs);
   free (cfg->blocks);
   memset (cfg, 0, sizeof *cfg);

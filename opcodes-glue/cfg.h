@@ -80,6 +80,12 @@ struct cfg
      branch; N_SLOT_SPLITS the function entries that fell in a delay slot
      and did split the slot from its branch.  */
   size_t n_slot_leaders, n_slot_splits;
+
+  /* For cfg_block_at: PAGE_FIRST[p] is the first block that ends after
+     PAGE_BASE + 4096 p, for N_PAGES pages.  */
+  uint32_t page_base;
+  uint32_t *page_first;
+  size_t n_pages;
 };
 
 /* Build functions and blocks over CODE from the N_ADDRS addresses ADDRS

@@ -107,21 +107,6 @@ split_hi_lo (uint32_t d, uint32_t *hi, int32_t *lo)
   *lo = l;
 }
 
-long
-emit_word_index (const struct emitter *e, uint32_t addr)
-{
-  const struct code *code = &e->a->code;
-
-  if (addr & 3)
-    return -1;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      const struct insn_section *s = &code->sections[i];
-      if (addr >= s->start && addr < s->end)
-	return (long) (e->section_base[i] + (addr - s->start) / 4);
-    }
-  return -1;
-}
 
 uint32_t
 emit_map (const struct emitter *e, uint32_t old)
@@ -2535,10 +2520,15 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
 {
   const struct emitter *e = c->e;
   const struct reloc_table *t = &e->a->relocs;
-  const struct reloc_entry *r = prologue_at (t, insn->addr);
-  bool is_lui = r != NULL;
+  const struct reloc_entry *r;
+  bool is_lui;
   uint32_t info;
 
+  /* Both words of a gp prologue's pair write gp.  */
+  if (!(insn->writes & R (REG_GP)))
+    return false;
+  r = prologue_at (t, insn->addr);
+  is_lui = r != NULL;
   if (r == NULL && insn->addr >= 4)
     r = prologue_at (t, insn->addr - 4);
   if (r == NULL)

@@ -183,7 +183,21 @@ uint32_t emit_map (const struct emitter *e, uint32_t old);
 
 /* The index of the original code word at ADDR among all code words, or
    -1 when ADDR is not a code word.  */
-long emit_word_index (const struct emitter *e, uint32_t addr);
+static inline long
+emit_word_index (const struct emitter *e, uint32_t addr)
+{
+  const struct code *code = &e->a->code;
+
+  if (addr & 3)
+    return -1;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	return (long) (e->section_base[i] + (addr - s->start) / 4);
+    }
+  return -1;
+}
 
 void emit_free (struct emitter *e);
 

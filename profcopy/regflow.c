@@ -57,7 +57,7 @@ regflow_free (struct regflow *rf)
 
 /* The record at ADDR and its global word index in *INDEX, or NULL.  */
 
-static const struct insn *
+static inline const struct insn *
 lookup (const struct regflow *rf, uint32_t addr, size_t *index)
 {
   const struct code *code = rf->code;
