@@ -52,7 +52,6 @@ struct decoder
   struct memo_slot *memo;
   uint32_t memo_mask;
   size_t memo_used;
-  bool fields_only;		/* Trust insn_fields; no libopcodes.  */
 };
 
 /* Printers that print nothing: only the classification is wanted.  */
@@ -304,7 +303,7 @@ decode_section (struct decoder *d, struct code *code,
 
       insn_fields (word, addr, insn);
       own = insn->kind;
-      kind = d->fields_only ? own : kind_of (lookup (d, code, insn), insn);
+      kind = kind_of (lookup (d, code, insn), insn);
       if (kind != own)
 	{
 	  if (kind == INSN_INVALID || own == INSN_INVALID)
@@ -347,16 +346,15 @@ section_cmp (const void *a, const void *b)
 /* Decode every allocated executable section of OBJ into CODE.  On
    failure return false with a malloc'd reason in *ERRMSG.  */
 
-static bool
-code_decode_1 (const struct mips_object *obj, struct code *code,
-	       bool fields_only, char **errmsg)
+bool
+code_decode (const struct mips_object *obj, struct code *code,
+	     char **errmsg)
 {
   struct decoder d;
   size_t n = 0, total = 0;
 
   memset (code, 0, sizeof *code);
   memset (&d, 0, sizeof d);
-  d.fields_only = fields_only;
   code->sections = calloc (obj->n_sections + 1, sizeof *code->sections);
   if (code->sections == NULL)
     return glue_error (errmsg, "out of memory");
@@ -424,29 +422,6 @@ code_decode_1 (const struct mips_object *obj, struct code *code,
   free (d.memo);
   code_free (code);
   return false;
-}
-
-/* Decode every executable section of OBJ into *CODE, each word
-   classified by libopcodes too (and checked against our own fields).  */
-
-bool
-code_decode (const struct mips_object *obj, struct code *code,
-	     char **errmsg)
-{
-  return code_decode_1 (obj, code, false, errmsg);
-}
-
-/* The same with our own decoding of the fields only, which agrees with
-   libopcodes on every word of the Debian cross libc of both byte orders
-   and of libstdc++ (code_decode's mismatch counters stay 0): for
-   readers such as profreport that need only calls and register writes,
-   quickly.  */
-
-bool
-code_decode_fields (const struct mips_object *obj, struct code *code,
-		    char **errmsg)
-{
-  return code_decode_1 (obj, code, true, errmsg);
 }
 
 /* Free everything CODE owns.  */

@@ -102,12 +102,6 @@ struct code
 bool code_decode (const struct mips_object *obj, struct code *code,
 		  char **errmsg);
 
-/* Like code_decode, classifying every word with our own field decoder
-   only (no libopcodes): faster, for readers that need calls and
-   register writes.  */
-bool code_decode_fields (const struct mips_object *obj, struct code *code,
-			 char **errmsg);
-
 void code_free (struct code *code);
 
 /* The record for ADDR, or NULL when ADDR is not a word of an executable
