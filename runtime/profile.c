@@ -457,10 +457,10 @@ static size_t n_known_objects;
 /* Map LEN bytes of private anonymous memory with the mmap2 system call
    itself, not libc's mmap (o32: number in v0, arguments in a0..a3 and
    the fifth and sixth on the stack, a3 nonzero on error).  Return NULL
-   on failure.  */
+   on failure.  trace.c uses it too.  */
 
-static void *
-raw_mmap (size_t len)
+void *
+pcrt_mmap (size_t len)
 {
 #if defined __mips__ && _MIPS_SIM == _ABIO32
   register long v0 __asm__ ("$2") = __NR_mmap2;
@@ -686,7 +686,7 @@ profcopy_snapshot (void)
   size = sizeof *s + n_objects * sizeof s->objects[0]
 	 + (n_blocks + n_vertices) * sizeof (uint64_t);
   size = (size + 4095) & ~(size_t) 4095;
-  s = raw_mmap (size);
+  s = pcrt_mmap (size);
   if (s == NULL)
     return NULL;
   s->map_size = size;

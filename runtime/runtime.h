@@ -12,6 +12,8 @@
 #ifndef PROFCOPY_RUNTIME_H
 #define PROFCOPY_RUNTIME_H
 
+#include <stddef.h>
+
 #define PCRT_HIDDEN __attribute__ ((visibility ("hidden")))
 #define PCRT_EXPORT __attribute__ ((visibility ("default")))
 
@@ -25,5 +27,9 @@ PCRT_HIDDEN void pcrt_write_profile (unsigned reason, int signo);
    of objects changed since the last call (always the first time).  No
    libc call, no lock.  */
 PCRT_HIDDEN void pcrt_fill_probe_slots (void);
+
+/* LEN bytes of fresh private memory from the mmap2 system call itself
+   (no libc, no heap), or NULL.  */
+PCRT_HIDDEN void *pcrt_mmap (size_t len);
 
 #endif /* PROFCOPY_RUNTIME_H */

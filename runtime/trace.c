@@ -42,7 +42,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,41 +146,6 @@ static char exe_path[PATH_MAX];
   })
 
 #endif
-
-/* Map LEN bytes of private anonymous memory with the mmap2 system call,
-   whose fifth and sixth arguments go on the stack.  NULL on failure.  */
-
-static void *
-raw_mmap (size_t len)
-{
-#if defined __mips__ && _MIPS_SIM == _ABIO32
-  register long v0 __asm__ ("$2");
-  register long a0 __asm__ ("$4") = 0;
-  register long a1 __asm__ ("$5") = (long) len;
-  register long a2 __asm__ ("$6") = PROT_READ | PROT_WRITE;
-  register long a3 __asm__ ("$7") = MAP_PRIVATE | MAP_ANONYMOUS;
-
-  __asm__ volatile (".set push\n\t.set noreorder\n\t"
-		    "addiu $sp,$sp,-32\n\t"
-		    "li $8,-1\n\t"
-		    "sw $8,16($sp)\n\t"
-		    "sw $0,20($sp)\n\t"
-		    "li $2,%2\n\t"
-		    "syscall\n\t"
-		    "addiu $sp,$sp,32\n\t"
-		    ".set pop"
-		    : "=r" (v0), "+r" (a3)
-		    : "i" (__NR_mmap2), "r" (a0), "r" (a1), "r" (a2)
-		    : SYSCALL_CLOBBERS);
-  if (a3 != 0)
-    return NULL;
-  return (void *) v0;
-#else
-  void *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-#endif
-}
 
 /* The CLOCK_MONOTONIC time in nanoseconds.  The o32 clock_gettime
    system call takes the 32-bit timespec.  */
@@ -686,7 +650,7 @@ write_buffer (struct trace_buffer *b, bool in_signal)
 static struct trace_buffer *
 new_buffer (void)
 {
-  struct trace_buffer *b = raw_mmap (sizeof *b);
+  struct trace_buffer *b = pcrt_mmap (sizeof *b);
 
   if (b == NULL)
     return NULL;
