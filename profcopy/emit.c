@@ -343,20 +343,15 @@ mark_cold (const struct emitter *e)
   const struct cfg *cfg = &e->a->cfg;
   size_t n = cfg->n_blocks;
   unsigned char *cold = calloc (n + 1, 1);
-  unsigned char *returns = malloc (cfg->n_funcs + 1);
   bool changed = true;
 
-  if (cold == NULL || returns == NULL || !find_returning (e, returns))
-    {
-      free (cold);
-      free (returns);
-      return NULL;
-    }
+  if (cold == NULL)
+    return NULL;
   for (size_t i = 0; i < n; i++)
     {
       const struct block *b = &cfg->blocks[i];
       const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
-      if (calls_noreturn (e, returns, b)
+      if (calls_noreturn (e, e->returns, b)
 	  || (last != NULL && (last->flags & INSN_F_TRAP)))
 	cold[i] = 1;
     }
@@ -381,8 +376,26 @@ mark_cold (const struct emitter *e)
 	    }
 	}
     }
-  free (returns);
   return cold;
+}
+
+/* True if control may fall from block PREV into the block B right after
+   it: PREV does not end in a return, an indirect jump or an
+   unconditional jump whose delay slot nothing else enters.  */
+
+static bool
+falls_into (const struct code *code, const struct block *prev,
+	    const struct block *b)
+{
+  const struct insn *slot;
+  const struct insn *ctl;
+
+  if (prev->end != b->start
+      || (prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+    return false;
+  ctl = cfg_block_control (code, prev, &slot);
+  return ctl == NULL || ctl->kind != INSN_JUMP
+	 || (prev->flags & BLOCK_F_SLOT_ENTRY);
 }
 
 /* Mark in INTERNAL the function entry blocks that only direct calls and
@@ -450,15 +463,9 @@ mark_internal_entries (const struct emitter *e, unsigned char *internal)
       if (!reached[i])
 	internal[i] = 0;
       /* Reached by falling in from another function: keep it simple.  */
-      if (prev != NULL && prev->end == cfg->blocks[i].start
-	  && prev->func != cfg->blocks[i].func
-	  && !(prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
-	{
-	  const struct insn *slot;
-	  const struct insn *ctl = cfg_block_control (code, prev, &slot);
-	  if (ctl == NULL || ctl->kind != INSN_JUMP)
-	    internal[i] = 0;
-	}
+      if (prev != NULL && prev->func != cfg->blocks[i].func
+	  && falls_into (code, prev, &cfg->blocks[i]))
+	internal[i] = 0;
     }
   free (reached);
 }
@@ -597,18 +604,16 @@ gp_dataflow (struct emitter *e, char **errmsg)
   size_t n = cfg->n_blocks;
   unsigned char *entry = calloc (n + 1, 1);
   unsigned char *internal = calloc (n + 1, 1);
-  unsigned char *returns = malloc (cfg->n_funcs + 1);
   unsigned char *gp_read = malloc (n + 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *out = malloc (n + 1);
   bool changed = true;
 
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
-      || returns == NULL || gp_read == NULL || !find_returning (e, returns))
+      || gp_read == NULL)
     {
       free (entry);
       free (internal);
-      free (returns);
       free (gp_read);
       free (in);
       free (out);
@@ -622,7 +627,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
   for (size_t i = 0; i < n; i++)
     out[i] = (gp_block (e, &cfg->blocks[i], false, false) ? 1 : 0)
 	     | (gp_block (e, &cfg->blocks[i], true, false) ? 2 : 0)
-	     | (calls_noreturn (e, returns, &cfg->blocks[i]) ? 4 : 0);
+	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
     mark_internal_entries (e, internal);
   memset (in, 1, n + 1);
@@ -686,7 +691,6 @@ gp_dataflow (struct emitter *e, char **errmsg)
     gp_block (e, &cfg->blocks[i], in[i], true);
   free (entry);
   free (internal);
-  free (returns);
   free (gp_read);
   free (in);
   free (out);
@@ -943,18 +947,8 @@ mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
       }
   free (t9);
   for (size_t i = 1; i < cfg->n_blocks; i++)
-    {
-      const struct block *prev = &cfg->blocks[i - 1];
-      if (entry_ok[i] && prev->end == cfg->blocks[i].start
-	  && !(prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
-	{
-	  const struct insn *slot;
-	  const struct insn *ctl = cfg_block_control (code, prev, &slot);
-	  if (ctl == NULL || ctl->kind != INSN_JUMP
-	      || (prev->flags & BLOCK_F_SLOT_ENTRY))
-	    entry_ok[i] = 0;
-	}
-    }
+    if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i]))
+      entry_ok[i] = 0;
 }
 
 /* Compute t9_valid for every word of a position-independent object: a
@@ -1457,17 +1451,8 @@ static bool
 t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
 {
   const struct insn *p = last_writer (e, insn, REG_T9);
-  uint32_t value;
-  long w, slot;
 
-  if (p == NULL)
-    return false;
-  w = emit_word_index (e, p->addr);
-  if (e->gotref_slot[w] != 0)
-    return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed] == target;
-  slot = got_load_slot (e, p);
-  return slot >= 0 && object_got_entry (&e->a->obj, (uint32_t) slot, &value)
-	 && value == target;
+  return p != NULL && target != 0 && t9_const_step (e, 0, p) == target;
 }
 
 /* True if register REG holds a new code address (or data) when INSN
@@ -1484,6 +1469,26 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
 		       || got_load_slot (e, p) >= 0);
 }
 
+/* A malloc'd array saying for every code word of E whether it is the
+   jump of a switch table the relocation table knows, or NULL when out
+   of memory.  */
+
+static unsigned char *
+table_jumps (const struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  unsigned char *table_jr = calloc (e->n_words + 1, 1);
+
+  for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
+    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE)
+      {
+	long w = emit_word_index (e, a->relocs.entries[k].aux2);
+	if (w >= 0)
+	  table_jr[w] = 1;
+      }
+  return table_jr;
+}
+
 /* Plan the run-time translation of every indirect jump and call whose
    register may hold an address of the original code (a code pointer
    that no analysis could see): before the jump, an address inside the
@@ -1496,15 +1501,7 @@ plan_translations (struct emitter *e)
 {
   const struct analysis *a = e->a;
   const struct code *code = &a->code;
-  unsigned char *table_jr = calloc (e->n_words + 1, 1);
-
-  for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
-    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE)
-      {
-	long w = emit_word_index (e, a->relocs.entries[k].aux2);
-	if (w >= 0)
-	  table_jr[w] = 1;
-      }
+  unsigned char *table_jr = table_jumps (e);
   for (size_t s = 0; s < code->n_sections; s++)
     for (size_t i = 0; i < code->sections[s].n_insns; i++)
       {
@@ -1563,15 +1560,19 @@ mark_llsc (struct emitter *e)
    every function and an exit probe before every return and every tail
    jump (an unconditional jump to another function's entry, or a jump
    through t9 that no table explains).  Lazy-binding stubs are left
-   alone: they leave through the dynamic linker.  */
+   alone: they leave through the dynamic linker.  False when out of
+   memory.  */
 
-static void
+static bool
 mark_probes (struct emitter *e)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
+  unsigned char *table_jr = table_jumps (e);
 
+  if (table_jr == NULL)
+    return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       const struct block *b = &cfg->blocks[i];
@@ -1605,16 +1606,12 @@ mark_probes (struct emitter *e)
 	  exit_here = g != NULL && g != f && g->entry == ctl->target;
 	}
       else if (ctl->kind == INSN_IJUMP && ctl->rs == REG_T9)
-	{
-	  exit_here = true;
-	  for (size_t k = 0; k < a->relocs.n_entries; k++)
-	    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE
-		&& a->relocs.entries[k].aux2 == ctl->addr)
-	      exit_here = false;
-	}
+	exit_here = !table_jr[emit_word_index (e, ctl->addr)];
       if (exit_here)
 	e->probe[emit_word_index (e, ctl->addr)] |= PROBE_EXIT;
     }
+  free (table_jr);
+  return true;
 }
 
 bool
@@ -1679,10 +1676,13 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   if (e->probe == NULL || e->probe_stub == NULL || e->probe_new_stub == NULL
       || e->past_probe == NULL)
     goto nomem;
-  if (calls)
-    mark_probes (e);
+  if (calls && !mark_probes (e))
+    goto nomem;
   mark_entered (e);
   mark_llsc (e);
+  e->returns = malloc (a->cfg.n_funcs + 1);
+  if (e->returns == NULL || !find_returning (e, e->returns))
+    goto nomem;
   if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg)
       || !t9_dataflow (e, errmsg))
     return false;
@@ -2807,6 +2807,7 @@ emit_free (struct emitter *e)
   free (e->pad);
   free (e->needs_pad);
   free (e->plans);
+  free (e->returns);
   free (e->probe);
   free (e->probe_stub);
   free (e->probe_new_stub);

@@ -130,6 +130,8 @@ struct emitter
 				   the word's function.  */
 
   struct count_plan *plans;	/* Per block.  */
+  unsigned char *returns;	/* Per function: may return to its caller
+				   (emit.c, find_returning).  */
   /* --calls: per original word, PROBE_ENTRY at a function's entry,
      PROBE_EXIT at a return or tail jump, else 0; the probe stub the
      site calls; whether a copy of the stub is laid out just before the
