@@ -127,10 +127,7 @@ callee_name (const struct report *r, const struct edge *e)
 static const char *
 object_name (const struct report *r, size_t f)
 {
-  const char *path = r->objects[r->functions[f].object].prof->path;
-  const char *slash = strrchr (path, '/');
-
-  return slash != NULL ? slash + 1 : path;
+  return base_name (r->objects[r->functions[f].object].prof->path);
 }
 
 /* Print the callee of E to OUT for the text report.  */
@@ -258,23 +255,6 @@ calls_print (FILE *out, const struct report *r, enum report_format format)
   free (edges);
 }
 
-/* Print S to OUT inside a DOT string, escaped.  */
-
-static void
-dot_string (FILE *out, const char *s)
-{
-  for (; *s != '\0'; s++)
-    {
-      unsigned char c = (unsigned char) *s;
-      if (c == '"' || c == '\\')
-	fprintf (out, "\\%c", c);
-      else if (c < 0x20 || c >= 0x7f)
-	putc ('?', out);
-      else
-	putc (c, out);
-    }
-}
-
 /* Write the DOT graph of R's EDGES (N, total TOTAL) to OUT.  A function
    is drawn when its share of the instructions is at least NODE_THRES
    percent, or when it is an end of an edge whose share of the calls is
@@ -326,9 +306,9 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
 	 spreads the many small shares apart.  */
       heat = max_share > 0 ? sqrt ((double) fn->insns / max_share) : 0.0;
       fprintf (out, "  f%zu [label=\"", f);
-      dot_string (out, fn->name);
+      quoted_string (out, fn->name);
       fputs ("\\n", out);
-      dot_string (out, object_name (r, f));
+      quoted_string (out, object_name (r, f));
       fprintf (out, "\\n%.2f%%\\n%" PRIu64 " %s\", "
 	       "fillcolor=\"%.3f %.3f %.3f\"];\n", share, fn->calls,
 	       fn->calls == 1 ? "entry" : "entries",

@@ -350,9 +350,28 @@ csv_field (FILE *out, const char *s)
   putc ('"', out);
 }
 
+/* Print S to OUT inside a DOT or JSON string, escaped: quotes and
+   backslashes get a backslash, other bytes outside printable ASCII
+   become `?'.  */
+
+void
+quoted_string (FILE *out, const char *s)
+{
+  for (; *s != '\0'; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+	fprintf (out, "\\%c", c);
+      else if (c < 0x20 || c >= 0x7f)
+	putc ('?', out);
+      else
+	putc (c, out);
+    }
+}
+
 /* The base name of PATH.  */
 
-static const char *
+const char *
 base_name (const char *path)
 {
   const char *slash = strrchr (path, '/');

@@ -106,4 +106,10 @@ void report_free (struct report *r);
 /* Print S to OUT as one CSV field, quoted when it must be.  */
 void csv_field (FILE *out, const char *s);
 
+/* Print S to OUT inside a DOT or JSON string, escaped.  */
+void quoted_string (FILE *out, const char *s);
+
+/* The base name of PATH.  */
+const char *base_name (const char *path);
+
 #endif /* PROFCOPY_REPORT_H */

@@ -49,33 +49,6 @@ finish (FILE *out, bool ok, char **errmsg)
   return true;
 }
 
-/* Print S to OUT inside a DOT or JSON string, escaped.  */
-
-static void
-quoted (FILE *out, const char *s)
-{
-  for (; *s != '\0'; s++)
-    {
-      unsigned char c = (unsigned char) *s;
-      if (c == '"' || c == '\\')
-	fprintf (out, "\\%c", c);
-      else if (c < 0x20 || c >= 0x7f)
-	putc ('?', out);
-      else
-	putc (c, out);
-    }
-}
-
-/* The base name of PATH.  */
-
-static const char *
-base_name (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-
-  return slash != NULL ? slash + 1 : path;
-}
-
 /* A function is drawn when its inclusive share of the traced time is
    at least NODE_THRES percent, or when it is an end of an edge whose
    share of all calls is at least EDGE_THRES percent; every edge between
@@ -134,9 +107,9 @@ trace_write_dot (const char *file, const struct trace_report *r,
       heat = max_incl != 0 ? sqrt ((double) fn->inclusive / (double) max_incl)
 	     : 0.0;
       fprintf (out, "  f%zu [label=\"", f);
-      quoted (out, fn->name);
+      quoted_string (out, fn->name);
       fputs ("\\n", out);
-      quoted (out, base_name (fn->object));
+      quoted_string (out, base_name (fn->object));
       fprintf (out, "\\n%.2f%% (%.2f%% self)\\n%" PRIu64 " call%s\", "
 	       "fillcolor=\"%.3f %.3f %.3f\"];\n",
 	       r->total ? 100.0 * (double) fn->inclusive / (double) r->total
@@ -238,7 +211,7 @@ trace_chrome_frame (FILE *f, const char *name, uint32_t pid, uint32_t tid,
   fputs (chrome_first ? "\n" : ",\n", f);
   chrome_first = false;
   fputs ("{\"name\": \"", f);
-  quoted (f, name);
+  quoted_string (f, name);
   fprintf (f, "\", \"cat\": \"function\", \"ph\": \"X\", \"ts\": %" PRIu64
 	   ".%03u, \"dur\": %" PRIu64 ".%03u, \"pid\": %" PRIu32
 	   ", \"tid\": %" PRIu32 "}", start / 1000, (unsigned) (start % 1000),
