@@ -65,6 +65,8 @@ struct function
   uint64_t may_write;		/* Registers a call to it may write, through
 				   the functions it calls too (REG_BIT);
 				   set with liveness.  */
+  uint64_t ret_live;		/* Registers live after its returns: all,
+				   unless cfg_liveness_narrow knew better.  */
 };
 
 struct cfg
@@ -111,6 +113,29 @@ const struct function *cfg_function_at (const struct cfg *cfg, uint32_t addr);
 const struct insn *cfg_block_control (const struct code *code,
 				      const struct block *block,
 				      const struct insn **slot);
+
+/* A block that enters a function: by a call (direct, or an indirect
+   one whose target is known), which returns to the block's successor,
+   or by a jump or branch from another function (a tail call), which
+   returns where that function returns.  */
+struct cfg_entrant
+{
+  uint32_t block;		/* Index of the block whose control enters.  */
+  uint32_t func;		/* Index of the function entered.  */
+};
+
+/* Compute liveness again, with fewer registers live after the returns
+   of the functions that NARROW marks (indexed by function): functions
+   that only the N_IN blocks IN enter, apart from callers that follow
+   the calling convention (through a function pointer, from another
+   object).  After a return of such a function only these can be read:
+   what is live where the calls of IN return, what is live after the
+   returns of the functions whose jumps are in IN, the result registers
+   v0 and v1, and the registers a call preserves (s0-s7, fp, sp, gp).
+   False on allocation failure, with nothing changed.  */
+bool cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
+			  const unsigned char *narrow,
+			  const struct cfg_entrant *in, size_t n_in);
 
 /* The registers that may be read once control is at ADDR, inside block
    B, before the instruction there runs (ADDR at most the address of

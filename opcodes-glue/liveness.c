@@ -52,6 +52,7 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cfg-int.h"
 
@@ -270,6 +271,27 @@ target_inside (const struct cfg *cfg, const struct block *b,
   return t != NULL && t->func == b->func;
 }
 
+/* True if block B of CFG over CODE is padding after its function's
+   last instruction: only nops, falling into the next function.  GCC
+   ends a function with a call that does not return (abort,
+   __stack_chk_fail) and the linker pads to the next function, so no
+   run of the program goes on from there: nothing is live.  */
+
+static bool
+padding_into_next (const struct code *code, const struct cfg *cfg,
+		   const struct block *b)
+{
+  if (b->n_succ != 1 || cfg->blocks[b->succ[0]].func == b->func)
+    return false;
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (insn == NULL || insn->word != 0)
+	return false;
+    }
+  return true;
+}
+
 /* Compute the transfer function T of the part of block B of CFG over
    CODE that starts at address FROM (B's start for the whole block; at
    most the address of B's control instruction).  */
@@ -298,7 +320,12 @@ block_transfer (const struct code *code, const struct cfg *cfg,
   else if (b->flags & BLOCK_F_RETURN)
     {
       t->out_kind = OUT_FIXED;
-      t->out = LIVE_ALL;
+      t->out = cfg->funcs[b->func].ret_live;
+    }
+  else if (ctl == NULL && padding_into_next (code, cfg, b))
+    {
+      t->out_kind = OUT_FIXED;
+      t->out = 0;
     }
   else if (ctl != NULL && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH)
 	   && !target_inside (cfg, b, ctl))
@@ -386,6 +413,8 @@ cfg_liveness (const struct code *code, struct cfg *cfg)
 
   if (!set_may_write (code, cfg))
     return false;
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    cfg->funcs[f].ret_live = LIVE_ALL;
   t = calloc (cfg->n_blocks + 1, sizeof *t);
   if (t == NULL)
     return false;
@@ -399,6 +428,115 @@ cfg_liveness (const struct code *code, struct cfg *cfg)
     solve_function (cfg, &cfg->funcs[f], t);
   free (t);
   return true;
+}
+
+/* What a caller that follows the calling convention may read after a
+   call returns.  */
+#define LIVE_AFTER_CALL							\
+  (LIVE_CALLEE_SAVED | CALL_RESULTS | R (REG_GP) | R (REG_SP))
+
+/* The registers live after the returns of a narrowed function that
+   the N_IN entrants IN of CFG over CODE enter.  */
+
+static uint64_t
+entered_live (const struct code *code, const struct cfg *cfg,
+	      const struct cfg_entrant *in, size_t n_in)
+{
+  uint64_t live = LIVE_AFTER_CALL;
+
+  for (size_t k = 0; k < n_in; k++)
+    {
+      const struct block *b = &cfg->blocks[in[k].block];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+
+      if (ctl != NULL && (ctl->kind == INSN_CALL || ctl->kind == INSN_ICALL))
+	live |= b->n_succ > 0 ? b->live_out : LIVE_ALL;
+      else
+	live |= cfg->funcs[b->func].ret_live;
+    }
+  return live;
+}
+
+/* Order of cfg_entrant by function.  */
+
+static int
+entrant_cmp (const void *x, const void *y)
+{
+  const struct cfg_entrant *a = x, *b = y;
+
+  return a->func < b->func ? -1 : a->func > b->func;
+}
+
+bool
+cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
+		     const unsigned char *narrow,
+		     const struct cfg_entrant *in, size_t n_in)
+{
+  struct transfer *t = calloc (cfg->n_blocks + 1, sizeof *t);
+  size_t *from = calloc (cfg->n_funcs + 1, sizeof *from);
+  struct cfg_entrant *by_func = malloc ((n_in + 1) * sizeof *by_func);
+  bool changed = true;
+  bool ok = false;
+
+  if (t == NULL || from == NULL || by_func == NULL)
+    goto done;
+  memcpy (by_func, in, n_in * sizeof *in);
+  qsort (by_func, n_in, sizeof *by_func, entrant_cmp);
+  for (size_t k = 0, f = 0; f <= cfg->n_funcs; f++)
+    {
+      while (k < n_in && by_func[k].func < f)
+	k++;
+      from[f] = k;
+    }
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    cfg->funcs[f].ret_live = narrow[f] ? LIVE_AFTER_CALL : LIVE_ALL;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      block_transfer (code, cfg, &cfg->blocks[i], cfg->blocks[i].start,
+		      &t[i]);
+      cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
+    }
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    solve_function (cfg, &cfg->funcs[f], t);
+
+  /* Widen the narrowed functions' sets to what their entrants read,
+     and solve again the functions whose sets grew, until none grows
+     (the sets only grow, so this ends at the least solution).  */
+  while (changed)
+    {
+      changed = false;
+      for (size_t f = 0; f < cfg->n_funcs; f++)
+	{
+	  struct function *fn = &cfg->funcs[f];
+	  uint64_t live;
+
+	  if (!narrow[f])
+	    continue;
+	  live = entered_live (code, cfg, by_func + from[f],
+			       from[f + 1] - from[f]);
+	  if ((live | fn->ret_live) == fn->ret_live)
+	    continue;
+	  fn->ret_live |= live;
+	  for (uint32_t k = 0; k < fn->n_blocks; k++)
+	    {
+	      uint32_t i = fn->first_block + k;
+	      if (cfg->blocks[i].flags & BLOCK_F_RETURN)
+		block_transfer (code, cfg, &cfg->blocks[i],
+				cfg->blocks[i].start, &t[i]);
+	    }
+	  solve_function (cfg, fn, t);
+	  changed = true;
+	}
+    }
+  ok = true;
+
+ done:
+  free (t);
+  free (from);
+  free (by_func);
+  return ok;
 }
 
 /* The registers that may be read after control reaches ADDR, an

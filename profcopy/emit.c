@@ -63,8 +63,15 @@
 
 /* Words of the increment itself, without the way to r1, and the
    registers it needs, r1 included.  */
-#define LLSC_WORDS	17
+#define LLSC_WORDS	6
 #define LLSC_REGS	2
+
+/* Words of the out-of-line carry path of one increment, and how far
+   (bytes of new text) the first increment waiting for its carry path
+   may lie behind before an island of them is written even where
+   control falls through (a conditional branch reaches 128 KiB).  */
+#define CARRY_WORDS	9
+#define ISLAND_REACH	0x10000
 
 #define R(r)		((uint64_t) 1 << (r))
 
@@ -406,9 +413,8 @@ falls_into (const struct code *code, const struct block *prev,
    keeps its caller's gp).  */
 
 static void
-mark_internal_entries (const struct emitter *e, unsigned char *internal)
+mark_internal_entries (const struct analysis *a, unsigned char *internal)
 {
-  const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
   unsigned char *reached = calloc (cfg->n_blocks + 1, 1);
@@ -468,6 +474,328 @@ mark_internal_entries (const struct emitter *e, unsigned char *internal)
 	internal[i] = 0;
     }
   free (reached);
+}
+
+/* True if the code address TARGET that the addiu at ADDIU of CODE puts
+   in t9 goes, with no other write of t9 on the way (falling through
+   from block to block), to a jalr t9 or a jr t9, whose block is then
+   *SITE, or to a direct call or jump to TARGET (the linker turned the
+   jalr into a bal; *SITE is then NULL: the block scan finds it).  */
+
+static bool
+t9_called_at_once (const struct code *code, const struct cfg *cfg,
+		   uint32_t addiu, uint32_t target, const struct block **site)
+{
+  const struct block *b = cfg_block_at (cfg, addiu);
+  const struct insn *insn = code_insn_at (code, addiu);
+  uint32_t at = addiu + 4;
+
+  if (b == NULL || insn == NULL || insn->rt != REG_T9)
+    return false;
+  for (int hops = 0; hops < 8; hops++)
+    {
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      uint32_t stop = ctl != NULL ? ctl->addr : b->end;
+
+      for (; at < stop; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+	  if (x == NULL || (x->writes & R (REG_T9)))
+	    return false;
+	}
+      if (ctl != NULL)
+	{
+	  *site = NULL;
+	  if ((ctl->kind == INSN_ICALL || ctl->kind == INSN_IJUMP)
+	      && ctl->rs == REG_T9)
+	    *site = b;
+	  return *site != NULL
+		 || ((ctl->kind == INSN_CALL || ctl->kind == INSN_JUMP)
+		     && ctl->target == target);
+	}
+      if (b + 1 >= cfg->blocks + cfg->n_blocks || b->end != b[1].start
+	  || (b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT)))
+	return false;
+      b++;
+      at = b->start;
+    }
+  return false;
+}
+
+/* Add to *IN (*N_IN entries, *MAX allocated) that block BLOCK enters
+   function FUNC.  False when out of memory.  */
+
+static bool
+add_entrant (struct cfg_entrant **in, size_t *n_in, size_t *max,
+	     size_t block, size_t func)
+{
+  if (*n_in == *max)
+    {
+      size_t n = *max ? 2 * *max : 1024;
+      struct cfg_entrant *p = realloc (*in, n * sizeof *p);
+      if (p == NULL)
+	return false;
+      *in = p;
+      *max = n;
+    }
+  (*in)[*n_in].block = (uint32_t) block;
+  (*in)[(*n_in)++].func = (uint32_t) func;
+  return true;
+}
+
+/* True if function F of CODE may call through an address that does
+   not come straight from the GOT: it writes t9 other than by a GOT load
+   or the addiu of a GOT page reference, or calls through a register
+   other than t9.  Only there can an address that the function builds
+   in another register be the target of a call (GCC may hoist the
+   address of a call it knows out of a loop).  */
+
+static bool
+t9_dirty (const struct code *code, const struct cfg *cfg,
+	  const struct function *f)
+{
+  for (uint32_t k = 0; k < f->n_blocks; k++)
+    {
+      const struct block *b = &cfg->blocks[f->first_block + k];
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+	  if (x == NULL)
+	    return true;
+	  if (x->kind == INSN_ICALL && x->rs != REG_T9)
+	    return true;
+	  if (!(x->writes & R (REG_T9)) || x->kind == INSN_ICALL
+	      || x->kind == INSN_CALL)
+	    continue;
+	  if ((x->op == OP_LW && x->rs == REG_GP)
+	      || (x->op == OP_ADDIU && x->rs == REG_T9))
+	    continue;
+	  return true;
+	}
+    }
+  return false;
+}
+
+/* The state of find_narrowable.  */
+struct narrowing
+{
+  const struct analysis *a;
+  unsigned char *narrow;	/* Per function.  */
+  signed char *dirty;		/* Per function: t9_dirty, -1 unknown.  */
+  struct cfg_entrant *in;
+  size_t n_in, max;
+};
+
+/* Record in N that the instruction at AT puts the entry of function
+   FN in register REG: a call or tail call through t9 right after it
+   enters FN; anything else is a function pointer, which only callers
+   that follow the calling convention use, unless the function of AT
+   may call through such a value.  False when out of memory.  */
+
+static bool
+classify_ref (struct narrowing *n, uint32_t at, unsigned reg,
+	      const struct function *fn)
+{
+  const struct cfg *cfg = &n->a->cfg;
+  const struct code *code = &n->a->code;
+  const struct function *here = cfg_function_at (cfg, at);
+  const struct block *site;
+  size_t h;
+
+  if (reg == REG_T9 && t9_called_at_once (code, cfg, at, fn->entry, &site))
+    return site == NULL
+	   || add_entrant (&n->in, &n->n_in, &n->max, site - cfg->blocks,
+			   fn - cfg->funcs);
+  if (here == NULL)
+    {
+      n->narrow[fn - cfg->funcs] = 0;
+      return true;
+    }
+  h = here - cfg->funcs;
+  if (n->dirty[h] < 0)
+    n->dirty[h] = t9_dirty (code, cfg, here);
+  if (n->dirty[h])
+    n->narrow[fn - cfg->funcs] = 0;
+  return true;
+}
+
+/* Find the functions of A whose returns go back only to code this
+   object shows or to callers that follow the calling convention
+   (N->narrow), and the blocks that enter them (N->in).  A function is
+   left out when something else may enter it: a symbol or a call or a
+   jump into its middle, a jump table, a landing pad, the code before it
+   falling in, or its address in a register that may become the target
+   of a call we cannot see (classify_ref).  */
+
+static bool
+find_narrowable (struct narrowing *n)
+{
+  const struct analysis *a = n->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  const struct mips_object *obj = &a->obj;
+  uint32_t n_local = obj->dyn.local_gotno;
+  uint32_t n_got = obj->got_size / 4;
+  const struct function **slot_fn = calloc (n_got + 1, sizeof *slot_fn);
+  uint32_t *dynval = NULL;
+  uint32_t n_dyn = 0;
+  bool ok = false;
+
+  if (slot_fn == NULL)
+    return false;
+  /* Not e_entry, DT_INIT or DT_FINI; a section's start only when
+     something else says it is a function.  */
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    {
+      unsigned from = cfg->funcs[f].from;
+      n->narrow[f] = cfg->funcs[f].n_blocks > 0 && !(from & FUNC_FROM_ENTRY)
+		     && (!(from & FUNC_FROM_SECTION)
+			 || (from & (FUNC_FROM_SYMTAB | FUNC_FROM_DYNSYM
+				     | FUNC_FROM_FDE | FUNC_FROM_PROLOGUE)));
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= n_dyn)
+      n_dyn = obj->symbols[i].index + 1;
+  dynval = calloc (n_dyn + 1, sizeof *dynval);
+  if (dynval == NULL)
+    goto done;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      const struct function *fn = cfg_function_at (cfg, sym->value);
+      if (!sym->dynamic)
+	continue;
+      if (sym->shndx != 0)
+	dynval[sym->index] = sym->value;
+      if (fn != NULL && sym->value != fn->entry)
+	n->narrow[fn - cfg->funcs] = 0;
+    }
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct function *fn = cfg_function_at (cfg, a->landing_pads[i]);
+      if (fn != NULL)
+	n->narrow[fn - cfg->funcs] = 0;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct function *fn = cfg_function_at (cfg, r->target);
+      const struct insn *addiu;
+
+      if (fn == NULL)
+	continue;
+      switch (r->type)
+	{
+	case RELOC_PROLOGUE:
+	case RELOC_FDE:
+	case RELOC_SYMBOL:
+	case RELOC_DATA:
+	case RELOC_ENTRY:
+	case RELOC_INIT:
+	case RELOC_FINI:
+	  break;
+	case RELOC_JUMP_TABLE:
+	  if (r->target == fn->entry || r->aux2 == 0
+	      || cfg_function_at (cfg, r->aux2) != fn)
+	    n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	case RELOC_GOT_REF:
+	  addiu = code_insn_at (code, r->aux);
+	  if (r->target != fn->entry)
+	    {
+	      if (cfg_function_at (cfg, r->aux) != fn)
+		n->narrow[fn - cfg->funcs] = 0;
+	    }
+	  else if (addiu == NULL)
+	    n->narrow[fn - cfg->funcs] = 0;
+	  else if (!classify_ref (n, r->aux, addiu->rt, fn))
+	    goto done;
+	  break;
+	case RELOC_GOT:
+	  if (r->target == fn->entry && r->addr >= obj->got_addr
+	      && (r->addr - obj->got_addr) / 4 < n_local)
+	    slot_fn[(r->addr - obj->got_addr) / 4] = fn;
+	  else
+	    n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	default:
+	  n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	}
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      const struct function *fn;
+
+      if (i > 0 && cfg->blocks[i - 1].func != b->func
+	  && falls_into (code, &cfg->blocks[i - 1], b))
+	n->narrow[b->func] = 0;
+      /* Loads of GOT slots that hold function entries: local slots the
+	 relocation table names, global ones of symbols defined here.  */
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+	  uint32_t k, v;
+
+	  if (x == NULL || x->op != OP_LW || x->rs != REG_GP)
+	    continue;
+	  k = (uint32_t) ((int64_t) obj->gp + x->imm - obj->got_addr) / 4;
+	  if (k >= n_got)
+	    continue;
+	  fn = NULL;
+	  if (k < n_local)
+	    fn = slot_fn[k];
+	  else if (k - n_local + obj->dyn.gotsym < n_dyn
+		   && (v = dynval[k - n_local + obj->dyn.gotsym]) != 0)
+	    {
+	      fn = cfg_function_at (cfg, v);
+	      if (fn != NULL && fn->entry != v)
+		fn = NULL;
+	    }
+	  if (fn != NULL && !classify_ref (n, at, x->rt, fn))
+	    goto done;
+	}
+      if (ctl == NULL
+	  || (ctl->kind != INSN_CALL && ctl->kind != INSN_JUMP
+	      && ctl->kind != INSN_BRANCH)
+	  || (ctl->kind == INSN_CALL && ctl->target == ctl->addr + 8))
+	continue;
+      fn = cfg_function_at (cfg, ctl->target);
+      if (fn == NULL || (ctl->kind != INSN_CALL && fn == &cfg->funcs[b->func]))
+	continue;
+      if (ctl->target != fn->entry)
+	n->narrow[fn - cfg->funcs] = 0;
+      else if (!add_entrant (&n->in, &n->n_in, &n->max, i, fn - cfg->funcs))
+	goto done;
+    }
+  ok = true;
+
+ done:
+  free (slot_fn);
+  free (dynval);
+  return ok;
+}
+
+bool
+emit_narrow_liveness (struct analysis *a)
+{
+  struct narrowing n = { a, NULL, NULL, NULL, 0, 0 };
+  bool ok;
+
+  n.narrow = calloc (a->cfg.n_funcs + 1, 1);
+  n.dirty = malloc (a->cfg.n_funcs + 1);
+  if (n.dirty != NULL)
+    memset (n.dirty, -1, a->cfg.n_funcs + 1);
+  ok = n.narrow != NULL && n.dirty != NULL && find_narrowable (&n)
+       && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in);
+  free (n.narrow);
+  free (n.dirty);
+  free (n.in);
+  return ok;
 }
 
 /* The gp state after the delay slot of the control instruction CTL of
@@ -629,7 +957,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
 	     | (gp_block (e, &cfg->blocks[i], true, false) ? 2 : 0)
 	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
-    mark_internal_entries (e, internal);
+    mark_internal_entries (e->a, internal);
   memset (in, 1, n + 1);
 
   while (changed)
@@ -1142,6 +1470,89 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
   return true;
 }
 
+/* True if the instruction INSN, a copy of which may run twice, gives
+   the same result the second time: a plain integer operation or load
+   that reads nothing it writes.  */
+
+static bool
+rerunnable (const struct insn *insn)
+{
+  static const uint8_t special[] = {
+    0x00, 0x02, 0x03, 0x04, 0x06, 0x07,		/* shifts */
+    0x10, 0x12,					/* mfhi, mflo */
+    0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2a, 0x2b	/* addu ... sltu */
+  };
+  bool ok = false;
+
+  if (insn->kind != INSN_OTHER || insn->freads != 0 || insn->fwrites != 0
+      || (insn->reads & insn->writes) != 0 || (insn->flags & INSN_F_STORE))
+    return false;
+  switch (insn->op)
+    {
+    case 0x00:
+      for (size_t i = 0; i < sizeof special; i++)
+	ok |= (insn->word & 0x3f) == special[i];
+      break;
+    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e:
+    case 0x0f:					/* addiu ... lui */
+    case 0x20: case 0x21: case 0x23: case 0x24: case 0x25:	/* loads */
+      ok = true;
+      break;
+    default:
+      break;
+    }
+  return ok;
+}
+
+/* True if the instruction at AT of block B could go into the delay slot
+   of the retry branch of the increment S planned just before it (see
+   put_llsc): no register saved around it, an instruction that may run
+   again after a failed store-conditional without harm, that writes
+   neither the increment's registers nor sp, fp, gp or ra (nor, as a
+   load, a callee-saved register: the unwind tables may restore it
+   there), and that no probe goes in front of.  */
+
+static bool
+hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
+	    const struct snippet *s)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  const struct insn *insn;
+  uint64_t avoid = R (REG_SP) | R (REG_FP) | R (REG_GP) | R (REG_RA);
+  long w;
+
+  if (s->n_spill > 0 || at >= b->end || (ctl != NULL && at >= ctl->addr))
+    return false;
+  w = emit_word_index (e, at);
+  insn = code_insn_at (code, at);
+  if (w < 0 || insn == NULL || e->probe[w] != 0 || e->in_llsc[w]
+      || !rerunnable (insn))
+    return false;
+  for (unsigned k = 0; k < 3; k++)
+    avoid |= R (s->regs[k]);
+  if (insn->flags & INSN_F_LOAD)
+    avoid |= R (16) | R (17) | R (18) | R (19) | R (20) | R (21) | R (22)
+	     | R (23);
+  return (insn->writes & avoid) == 0;
+}
+
+/* DEAD without the registers the instruction at AT of block B writes
+   (hoistable's condition), when that leaves NEED of them.  */
+
+static uint64_t
+spare_next (const struct emitter *e, const struct block *b, uint32_t at,
+	    uint64_t dead, unsigned need)
+{
+  const struct insn *insn = at < b->end ? code_insn_at (&e->a->code, at)
+			    : NULL;
+
+  if (insn != NULL && popcount64 (dead & ~insn->writes) >= (int) need)
+    dead &= ~insn->writes;
+  return dead;
+}
+
 /* Plan the counter increment of block B.  */
 
 static bool
@@ -1155,6 +1566,12 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   uint32_t limit = ctl != NULL ? ctl->addr : b->end;
   uint32_t first_gp = 0, first_t9 = 0, t9_free = 0;
   bool have_gp = false, have_t9 = false, have_t9_free = false;
+  bool have_t9_fit = false;
+  struct snippet fit;		/* The first point with enough registers,
+				   used if none lets the next instruction
+				   into the delay slot.  */
+  uint32_t fit_at = 0;
+  bool have_fit = false;
 
   if (ctl != NULL && slot == NULL)
     limit = b->start;
@@ -1186,8 +1603,16 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_GP;
-	      choose_regs (&p->s, dead, LLSC_REGS, 0, 0);
-	      return true;
+	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
+			   LLSC_REGS, 0, 0);
+	      if (hoist_fits (e, b, at, &p->s))
+		return true;
+	      if (!have_fit)
+		{
+		  have_fit = true;
+		  fit = p->s;
+		  fit_at = at;
+		}
 	    }
 	}
       if (!e->fixed_address && !gp && at < b->end
@@ -1199,10 +1624,17 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      have_t9 = true;
 	      first_t9 = at;
 	    }
-	  if (!have_t9_free && popcount64 (dead & ~R (REG_T9)) >= LLSC_REGS)
+	  if (!have_t9_fit && popcount64 (dead & ~R (REG_T9)) >= LLSC_REGS)
 	    {
+	      struct snippet t;
+	      memset (&t, 0, sizeof t);
+	      choose_regs (&t, spare_next (e, b, at, dead & ~R (REG_T9),
+					   LLSC_REGS),
+			   LLSC_REGS, 0, R (REG_T9));
+	      if (!have_t9_free || hoist_fits (e, b, at, &t))
+		t9_free = at;
 	      have_t9_free = true;
-	      t9_free = at;
+	      have_t9_fit = hoist_fits (e, b, at, &t);
 	    }
 	}
       if (e->fixed_address)
@@ -1212,8 +1644,16 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_ABS;
-	      choose_regs (&p->s, dead, LLSC_REGS, 0, 0);
-	      return true;
+	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
+			   LLSC_REGS, 0, 0);
+	      if (hoist_fits (e, b, at, &p->s))
+		return true;
+	      if (!have_fit)
+		{
+		  have_fit = true;
+		  fit = p->s;
+		  fit_at = at;
+		}
 	    }
 	}
       /* Never move the count past an instruction that may not come back
@@ -1228,12 +1668,22 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	}
     }
 
+  if (have_fit)
+    {
+      p->at = fit_at;
+      p->s = fit;
+      return true;
+    }
+
   /* t9-relative without saving registers beats gp-relative with.  */
   if (have_t9_free || (have_t9 && !have_gp))
     {
       p->at = have_t9_free ? t9_free : first_t9;
       p->s.kind = COUNT_T9;
-      choose_regs (&p->s, ~cfg_live_at (code, cfg, b, p->at) & SCRATCH_MASK,
+      choose_regs (&p->s,
+		   spare_next (e, b, p->at,
+			       ~cfg_live_at (code, cfg, b, p->at)
+			       & SCRATCH_MASK & ~R (REG_T9), LLSC_REGS),
 		   LLSC_REGS, 0, R (REG_T9));
       return true;
     }
@@ -1241,7 +1691,10 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
     {
       p->at = first_gp;
       p->s.kind = COUNT_GP;
-      choose_regs (&p->s, ~cfg_live_at (code, cfg, b, first_gp) & SCRATCH_MASK,
+      choose_regs (&p->s,
+		   spare_next (e, b, first_gp,
+			       ~cfg_live_at (code, cfg, b, first_gp)
+			       & SCRATCH_MASK, LLSC_REGS),
 		   LLSC_REGS, 0, 0);
       return true;
     }
@@ -1251,15 +1704,39 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   if (e->fixed_address)
     {
       p->s.kind = COUNT_ABS;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, LLSC_REGS, 0, 0);
+      choose_regs (&p->s,
+		   spare_next (e, b, b->start, ~b->live_in & SCRATCH_MASK,
+			       LLSC_REGS),
+		   LLSC_REGS, 0, 0);
     }
   else
     {
+      uint64_t dead = ~b->live_in & SCRATCH_MASK;
+
       p->s.kind = COUNT_PC;
-      choose_regs (&p->s, ~b->live_in & SCRATCH_MASK, LLSC_REGS + 1, REG_RA,
-		   0);
+      choose_regs (&p->s,
+		   spare_next (e, b, b->start, dead & ~R (REG_RA), LLSC_REGS)
+		   | (dead & R (REG_RA)),
+		   LLSC_REGS + 1, REG_RA, 0);
     }
   return true;
+}
+
+/* True if the increment planned in P for block B takes the instruction
+   it precedes into its delay slot (hoist_fits), which nothing else
+   (a translation, a long branch form) writes in its own way.  */
+
+static bool
+hoistable (const struct emitter *e, const struct block *b,
+	   const struct count_plan *p)
+{
+  long w;
+
+  if (p->edge || p->derived)
+    return false;
+  w = emit_word_index (e, p->at);
+  return w >= 0 && p->at < b->end && e->xlate[w].kind == 0xff
+	 && e->long_kind[w] == LONG_NONE && hoist_fits (e, b, p->at, &p->s);
 }
 
 /* Words of the snippet planned in P.  */
@@ -1733,6 +2210,11 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	e->n_spilled++;
     }
   plan_translations (e);
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      e->plans[i].s.hoist = hoistable (e, &a->cfg.blocks[i], &e->plans[i]);
+      e->n_hoisted += e->plans[i].s.hoist;
+    }
   return true;
 
  nomem:
@@ -1904,18 +2386,62 @@ retarget_entry_branches (struct emitter *e)
     }
 }
 
+/* The increments waiting for their carry paths: how many, and where
+   the first of them starts (layout and emission alike).  */
+struct island
+{
+  size_t n;
+  uint32_t first;
+};
+
+/* Note an increment at PC in ISL.  */
+
+static void
+island_add (struct island *isl, uint32_t pc)
+{
+  if (isl->n++ == 0)
+    isl->first = pc;
+}
+
+/* True if the island ISL must be written after block B (planned in P,
+   the last block if LAST), the text having reached PC: after code that
+   never falls through, after the last block, or when the first waiting
+   increment is about to lose reach.  *OVER is set when control may
+   fall into the island, which then starts with a jump over it.  */
+
+static bool
+island_due (const struct emitter *e, const struct block *b,
+	    const struct count_plan *p, bool last, uint32_t pc,
+	    const struct island *isl, bool *over)
+{
+  const struct insn *slot;
+  const struct insn *ctl;
+
+  if (isl->n == 0)
+    return false;
+  ctl = cfg_block_control (&e->a->code, b, &slot);
+  *over = !p->edge
+	  && ((b->flags & BLOCK_F_SLOT_ENTRY)
+	      || (!(b->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT))
+		  && (ctl == NULL || slot == NULL
+		      || ctl->kind != INSN_JUMP)));
+  return !*over || last || pc - isl->first >= ISLAND_REACH;
+}
+
 static void
 layout_pass (struct emitter *e)
 {
   const struct analysis *a = e->a;
   uint32_t pc = e->text_addr;
   uint32_t last_stub = 0;
+  struct island isl = { 0, 0 };
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       const struct block *b = &a->cfg.blocks[i];
       struct count_plan *p = &e->plans[i];
       long ws = emit_word_index (e, b->start);
+      bool over;
 
       if (e->needs_pad[ws])
 	{
@@ -1932,7 +2458,18 @@ layout_pass (struct emitter *e)
 	{
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
-	    pc += 4 * snippet_words (&p->s);
+	    {
+	      pc += 4 * snippet_words (&p->s);
+	      island_add (&isl, pc);
+	      if (p->s.hoist)
+		{
+		  /* The instruction is the snippet's last word.  */
+		  e->insn_new[w] = pc - 4;
+		  if (at != b->start)
+		    e->map[w] = pc - 4;
+		  continue;
+		}
+	    }
 	  if (e->probe[w] & PROBE_EXIT)
 	    layout_probe_site (e, w, &pc, &last_stub,
 			       (e->probe[w] & PROBE_ENTRY) != 0);
@@ -1948,13 +2485,27 @@ layout_pass (struct emitter *e)
 	  const struct insn *slot;
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
 	  if (p->has_fall)
-	    pc += 4 * (snippet_words (&p->s) + 2);
+	    {
+	      pc += 4 * snippet_words (&p->s);
+	      island_add (&isl, pc);
+	      pc += 4 * 2;
+	    }
 	  p->stub = pc;
 	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
-	  pc += 4 * (snippet_words (&p->taken) + 2);
+	  pc += 4 * snippet_words (&p->taken);
+	  island_add (&isl, pc);
+	  pc += 4 * 2;
 	}
       else if (p->at == b->end && !p->derived)
-	pc += 4 * snippet_words (&p->s);
+	{
+	  pc += 4 * snippet_words (&p->s);
+	  island_add (&isl, pc);
+	}
+      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, pc, &isl, &over))
+	{
+	  pc += 4 * ((over ? 2 : 0) + CARRY_WORDS * (uint32_t) isl.n);
+	  isl.n = 0;
+	}
     }
   e->text_size = pc - e->text_addr;
   if (e->calls)
@@ -2113,11 +2664,25 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 }
 
 /* Output cursor.  */
+/* An increment waiting for its carry path: where it starts (its ll,
+   where the carry path goes back to retry), its registers and the
+   offset of the counter's low word.  */
+struct carry
+{
+  uint32_t retry;
+  uint8_t r1, r2;
+  int32_t lo;
+};
+
 struct cursor
 {
   const struct emitter *e;
   unsigned char *out;
   uint32_t pc;			/* Address of the next word.  */
+  struct island isl;		/* The increments waiting ...  */
+  struct carry *carries;	/* ... and their carry paths.  */
+  size_t max_carries;
+  bool failed;			/* Out of memory or reach.  */
 };
 
 static void
@@ -2167,38 +2732,133 @@ put_unspill (struct cursor *c, const struct snippet *sn)
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
 }
 
-/* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
-   usual path runs 7 instructions; a carry out of the low word (once in
-   2^32 counts) branches forward out of the ll/sc pair, as a
-   compare-and-swap does when the comparison fails, stores the zero and
-   then increments the high word.  */
+static bool put_insn_body (struct cursor *c, const struct insn *insn,
+			   char **errmsg);
+
+/* Rewrite the word at PC, already written, to WORD.  */
 
 static void
-put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo)
+put_at (struct cursor *c, uint32_t pc, uint32_t word)
 {
+  uint32_t save = c->pc;
+
+  c->pc = pc;
+  put (c, word);
+  c->pc = save;
+}
+
+/* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
+   usual path runs 6 instructions: ll, addiu, the branch that tests for
+   a carry out of the low word with the store-conditional in its delay
+   slot, and the branch back to retry after a failed store, whose slot
+   holds HOIST, the program's own next instruction when hoistable
+   allows it (then the increment costs 5), or a nop.  A carry (once in
+   2^32 counts) goes out of line to the island put_island writes: it
+   retries if the store of the zero failed, else increments the high
+   word and comes back.  */
+
+static void
+put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
+	  const struct insn *hoist)
+{
+  struct carry *k;
+
+  if (c->isl.n == c->max_carries)
+    {
+      size_t n = c->max_carries ? 2 * c->max_carries : 256;
+      struct carry *p = realloc (c->carries, n * sizeof *p);
+
+      if (p == NULL)
+	{
+	  c->failed = true;
+	  return;
+	}
+      c->carries = p;
+      c->max_carries = n;
+    }
+  k = &c->carries[c->isl.n];
+  k->retry = c->pc;
+  k->r1 = (uint8_t) r1;
+  k->r2 = (uint8_t) r2;
+  k->lo = lo;
   put (c, itype (OP_LL, r1, r2, (uint32_t) lo));	/* retry: */
   put (c, itype (OP_ADDIU, r2, r2, 1));
-  put (c, itype (OP_BEQ, r2, 0, 6));			/* to carry */
-  put (c, 0);
+  put (c, itype (OP_BEQ, r2, 0, 0));			/* to carry, later */
   put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
-  put (c, itype (OP_BNE, r2, 0, 11));			/* to done */
-  put (c, 0);
-  put (c, itype (OP_BEQ, 0, 0, (uint32_t) -8));		/* to retry */
-  put (c, 0);
-  put (c, itype (OP_SC, r1, r2, (uint32_t) lo));	/* carry: */
-  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -11));	/* to retry */
-  put (c, 0);
-  put (c, itype (OP_LL, r1, r2, (uint32_t) (lo + 4)));	/* high: */
-  put (c, itype (OP_ADDIU, r2, r2, 1));
-  put (c, itype (OP_SC, r1, r2, (uint32_t) (lo + 4)));
-  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
-  put (c, 0);
+  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -5));	/* to retry */
+  if (hoist == NULL)
+    put (c, 0);
+  else
+    {
+      char *msg = NULL;
+      if (!put_insn_body (c, hoist, &msg))
+	c->failed = true;
+      free (msg);
+    }
 }							/* done: */
+
+/* The offset field of a branch at FROM to TO, or false (and C failed)
+   when it does not reach.  */
+
+static bool
+branch_offset (struct cursor *c, uint32_t from, uint32_t to, uint32_t *off)
+{
+  int64_t d = ((int64_t) to - (int64_t) (from + 4)) / 4;
+
+  if (d < -32768 || d > 32767)
+    {
+      c->failed = true;
+      return false;
+    }
+  *off = (uint32_t) d & 0xffff;
+  return true;
+}
+
+/* Write the carry paths of the increments waiting in C, after a jump
+   over them if OVER, and point their branches there.  */
+
+static void
+put_island (struct cursor *c, bool over)
+{
+  uint32_t off;
+
+  if (c->failed)
+    return;
+  if (over)
+    {
+      put (c, itype (OP_BEQ, 0, 0, CARRY_WORDS * (uint32_t) c->isl.n + 1));
+      put (c, 0);
+    }
+  for (size_t i = 0; i < c->isl.n; i++)
+    {
+      const struct carry *k = &c->carries[i];
+      uint32_t r1 = k->r1, r2 = k->r2;
+
+      if (!branch_offset (c, k->retry + 8, c->pc, &off))
+	return;
+      put_at (c, k->retry + 8, itype (OP_BEQ, r2, 0, off));
+      if (!branch_offset (c, c->pc, k->retry, &off))	/* carry: */
+	return;
+      put (c, itype (OP_BEQ, r2, 0, off));		/* sc failed */
+      put (c, 0);
+      put (c, itype (OP_LL, r1, r2, (uint32_t) (k->lo + 4)));	/* high: */
+      put (c, itype (OP_ADDIU, r2, r2, 1));
+      put (c, itype (OP_SC, r1, r2, (uint32_t) (k->lo + 4)));
+      put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
+      put (c, 0);
+      if (!branch_offset (c, c->pc, k->retry + 4 * LLSC_WORDS, &off))
+	return;
+      put (c, itype (OP_BEQ, 0, 0, off));		/* to done */
+      put (c, 0);
+    }
+  c->isl.n = 0;
+}
 
 /* Write the counter increment of block INDEX planned in P.  */
 
 static void
-put_snippet (struct cursor *c, size_t index, const struct snippet *p)
+put_snippet (struct cursor *c, size_t index, const struct snippet *p,
+	     const struct insn *hoist)
 {
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
@@ -2217,7 +2877,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 	r2 = p->regs[1];
 	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
 	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, lo);
+	put_llsc (c, r1, r2, lo, hoist);
       }
       break;
     case COUNT_T9:
@@ -2229,7 +2889,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
 	put (c, itype (OP_LUI, 0, r1, hi));
 	put (c, addu (r1, r1, REG_T9));
-	put_llsc (c, r1, r2, lo);
+	put_llsc (c, r1, r2, lo, hoist);
       }
       break;
     case COUNT_ABS:
@@ -2237,7 +2897,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
       r2 = p->regs[1];
       split_hi_lo (counter, &hi, &lo);
       put (c, itype (OP_LUI, 0, r1, hi));
-      put_llsc (c, r1, r2, lo);
+      put_llsc (c, r1, r2, lo, hoist);
       break;
     default:
       {
@@ -2249,11 +2909,13 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p)
 	put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
 	put (c, itype (OP_LUI, 0, r1, hi));
 	put (c, addu (r1, r1, REG_RA));
-	put_llsc (c, r1, r2, lo);
+	put_llsc (c, r1, r2, lo, hoist);
       }
       break;
     }
   put_unspill (c, p);
+  /* The layout notes the increment where the snippet ends.  */
+  island_add (&c->isl, c->pc);
 }
 
 /* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
@@ -2285,8 +2947,6 @@ has_base (const struct insn *insn)
   return insn->op == OP_ADDIU || (insn->op >= 0x20 && insn->op <= 0x3f);
 }
 
-static bool put_insn_body (struct cursor *c, const struct insn *insn,
-			   char **errmsg);
 
 /* Write the jump (CALL: jalr) to the new address of the original code
    address TARGET through register R: from the new GOT entry K when
@@ -2618,11 +3278,11 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   if (p->has_fall)
     {
       uint32_t words = snippet_words (&p->taken) + 3;
-      put_snippet (c, index, &p->s);
+      put_snippet (c, index, &p->s, NULL);
       put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
       put (c, 0);
     }
-  put_snippet (c, index, &p->taken);
+  put_snippet (c, index, &p->taken, NULL);
   off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
   if (off < -32768 || off > 32767)
     {
@@ -2727,12 +3387,14 @@ bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
-  struct cursor c = { e, out, e->text_addr };
+  struct cursor c = { e, out, e->text_addr, { 0, 0 }, NULL, 0, false };
+  bool ok = false;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       const struct block *b = &a->cfg.blocks[i];
       const struct count_plan *p = &e->plans[i];
+      bool over;
 
       if (e->needs_pad[emit_word_index (e, b->start)])
 	{
@@ -2741,6 +3403,13 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  put (&c, itype (OP_LW, REG_SP, REG_AT, 0));
 	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
 	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+	}
+      if (c.pc != e->map[emit_word_index (e, b->start)])
+	{
+	  if (asprintf (errmsg, "internal error: layout and emission "
+			"disagree at 0x%08x", b->start) < 0)
+	    *errmsg = NULL;
+	  goto done;
 	}
       if (e->probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
 	{
@@ -2755,7 +3424,11 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  const struct insn *insn = code_insn_at (&a->code, at);
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
-	    put_snippet (&c, i, &p->s);
+	    {
+	      put_snippet (&c, i, &p->s, p->s.hoist ? insn : NULL);
+	      if (p->s.hoist)
+		continue;
+	    }
 	  if (e->probe[w] & PROBE_EXIT)
 	    {
 	      bool reuse = (e->probe[w] & PROBE_ENTRY) != 0;
@@ -2770,22 +3443,36 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  if (insn == NULL)
 	    {
 	      *errmsg = strdup ("internal error: a block word has no record");
-	      return false;
+	      goto done;
 	    }
 	  if (!put_prologue_part (&c, insn) && !put_insn (&c, insn, errmsg))
-	    return false;
+	    goto done;
 	}
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
-	return false;
+	goto done;
       if (!p->edge && !p->derived && p->at == b->end)
-	put_snippet (&c, i, &p->s);
+	put_snippet (&c, i, &p->s, NULL);
+      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, c.pc, &c.isl,
+		      &over))
+	put_island (&c, over);
+      if (c.failed)
+	{
+	  if (asprintf (errmsg, "0x%08x: the carry paths of the counters "
+			"cannot be placed within reach", b->start) < 0)
+	    *errmsg = NULL;
+	  goto done;
+	}
     }
   if (c.pc != e->text_addr + e->text_size)
     {
       *errmsg = strdup ("internal error: layout and emission disagree");
-      return false;
+      goto done;
     }
-  return true;
+  ok = true;
+
+ done:
+  free (c.carries);
+  return ok;
 }
 
 void

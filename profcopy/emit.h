@@ -50,6 +50,8 @@ struct snippet
   uint8_t n_spill;		/* Registers saved around it.  */
   uint8_t regs[4];		/* Scratch: r1, r2 (ra first for COUNT_PC).  */
   uint8_t spill[4];		/* The ones that must be saved.  */
+  bool hoist;			/* The instruction it precedes moves into the
+				   delay slot of its retry branch.  */
 };
 
 /* New GOT entries after the counter chunks.  */
@@ -155,11 +157,18 @@ struct emitter
 
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
+  size_t n_hoisted;
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;
   size_t n_xlate, n_xlate_skipped;
 };
+
+/* Narrow the liveness of A after the returns of the functions that
+   only this object's direct calls and jumps enter (cfg_liveness_narrow),
+   so that the counting code finds more dead registers.  False when out
+   of memory (the liveness is then left as it was).  */
+bool emit_narrow_liveness (struct analysis *a);
 
 /* Prepare E for the analysis A: the gp state of every word, the count
    plan of every block (a counter in every one with ALL_BLOCKS, else

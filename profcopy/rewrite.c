@@ -746,6 +746,11 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
+  if (!emit_narrow_liveness (&rw.a))
+    {
+      *errmsg = strdup ("out of memory");
+      goto done;
+    }
   if (!emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, errmsg))
     goto done;
   rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
@@ -762,12 +767,14 @@ rewrite_object (const char *in_path, const char *out_path,
     fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
 	     "others' counts, %zu counted through gp, %zu through t9, "
 	     "%zu pc-relative, %zu absolute, %zu with saved registers, "
+	     "%zu with the next instruction in their delay slot, "
 	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
 	     "%u new GOT entries, %zu probes with %zu stubs, "
 	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
-	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs, rw.e.n_spilled, rw.e.n_edge, rw.e.n_long_calls,
+	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs,
+	     rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
 
