@@ -21,8 +21,5 @@ insn_kind_is_control (unsigned kind)
   return kind != INSN_OTHER && kind != INSN_INVALID;
 }
 
-/* Compute live_in and live_out of every block of CFG over CODE.  False
-   on allocation failure.  */
-bool cfg_liveness (const struct code *code, struct cfg *cfg);
 
 #endif /* PROFCOPY_CFG_INT_H */

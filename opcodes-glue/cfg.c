@@ -161,6 +161,10 @@ mark_all (struct builder *b, const struct code_addr *addrs, size_t n_addrs,
     }
 }
 
+/* The granule of block_index's table: 64 bytes, 16 words, so that the
+   search in a granule sees two or three blocks.  */
+#define GRANULE_SHIFT 6
+
 /* The index of the block of CFG that contains ADDR, or -1.  */
 
 static long
@@ -170,7 +174,7 @@ block_index (const struct cfg *cfg, uint32_t addr)
 
   if (cfg->page_first != NULL && addr >= cfg->page_base)
     {
-      size_t p = (addr - cfg->page_base) >> 12;
+      size_t p = (addr - cfg->page_base) >> GRANULE_SHIFT;
       if (p >= cfg->n_pages)
 	return -1;
       lo = cfg->page_first[p];
@@ -191,8 +195,9 @@ block_index (const struct cfg *cfg, uint32_t addr)
   return -1;
 }
 
-/* Build CFG's page index for block_index (none when out of memory: the
-   search is then over all blocks).  */
+/* Build CFG's granule index for block_index: the first block that ends
+   after the start of each granule (none when out of memory: the search
+   is then over all blocks).  */
 
 static void
 index_pages (struct cfg *cfg)
@@ -202,9 +207,9 @@ index_pages (struct cfg *cfg)
 
   if (cfg->n_blocks == 0)
     return;
-  first = cfg->blocks[0].start & ~0xfffu;
+  first = cfg->blocks[0].start & ~((1u << GRANULE_SHIFT) - 1);
   last = cfg->blocks[cfg->n_blocks - 1].end;
-  cfg->n_pages = ((size_t) (last - first) >> 12) + 1;
+  cfg->n_pages = ((size_t) (last - first) >> GRANULE_SHIFT) + 1;
   cfg->page_first = malloc (cfg->n_pages * sizeof *cfg->page_first);
   if (cfg->page_first == NULL)
     {
@@ -214,37 +219,11 @@ index_pages (struct cfg *cfg)
   cfg->page_base = first;
   for (size_t p = 0; p < cfg->n_pages; p++)
     {
-      uint32_t page = first + (uint32_t) (p << 12);
+      uint32_t page = first + (uint32_t) (p << GRANULE_SHIFT);
       while (b < cfg->n_blocks && cfg->blocks[b].end <= page)
 	b++;
       cfg->page_first[p] = (uint32_t) b;
     }
-}
-
-/* Return the control instruction that ends BLOCK of the code CODE and
-   set *SLOT to its delay slot when the slot is in BLOCK; see cfg-int.h.  */
-
-const struct insn *
-cfg_block_control (const struct code *code, const struct block *block,
-		   const struct insn **slot)
-{
-  const struct insn *last = code_insn_at (code, block->end - 4);
-  const struct insn *before;
-
-  *slot = NULL;
-  if (last == NULL)
-    return NULL;
-  if (block->end - block->start >= 8)
-    {
-      before = last - 1;
-      if (insn_kind_is_control (before->kind)
-	  && (before->flags & INSN_F_DELAY))
-	{
-	  *slot = last;
-	  return before;
-	}
-    }
-  return insn_kind_is_control (last->kind) ? last : NULL;
 }
 
 /* Add block index SUCC to the successors of block B, once.  */
@@ -403,7 +382,7 @@ cfg_build (const struct code *code, const struct code_addr *addrs,
     goto cleanup;
 
   mark_all (&b, addrs, n_addrs, cfg);
-  ok = make_blocks (&b, cfg, name_of, ctx) && cfg_liveness (code, cfg);
+  ok = make_blocks (&b, cfg, name_of, ctx);
 
  cleanup:
   free (b.base);

@@ -84,16 +84,17 @@ struct cfg
   size_t n_slot_leaders, n_slot_splits;
 
   /* For cfg_block_at: PAGE_FIRST[p] is the first block that ends after
-     PAGE_BASE + 4096 p, for N_PAGES pages.  */
+     PAGE_BASE + 64 p, for N_PAGES granules of 64 bytes.  */
   uint32_t page_base;
   uint32_t *page_first;
   size_t n_pages;
 };
 
 /* Build functions and blocks over CODE from the N_ADDRS addresses ADDRS
-   (any order, duplicates allowed, addresses outside code ignored), and
-   compute liveness.  NAME_OF, if not NULL, names a function entry (or
-   returns NULL).  Returns false with *ERRMSG on allocation failure.  */
+   (any order, duplicates allowed, addresses outside code ignored).
+   NAME_OF, if not NULL, names a function entry (or returns NULL).
+   Returns false with *ERRMSG on allocation failure.  The blocks' live
+   sets are those of cfg_liveness or cfg_liveness_narrow, once called.  */
 bool cfg_build (const struct code *code, const struct code_addr *addrs,
 		size_t n_addrs,
 		const char *(*name_of) (void *ctx, uint32_t addr), void *ctx,
@@ -109,10 +110,34 @@ const struct function *cfg_function_at (const struct cfg *cfg, uint32_t addr);
 
 /* Find the control instruction that ends BLOCK over CODE, and set *SLOT
    to its delay slot when the slot is in the block (else NULL).  Return
-   NULL when the block just falls through.  */
-const struct insn *cfg_block_control (const struct code *code,
-				      const struct block *block,
-				      const struct insn **slot);
+   NULL when the block just falls through.  Inline: every pass asks it
+   of every block.  */
+
+static inline const struct insn *
+cfg_block_control (const struct code *code, const struct block *block,
+		   const struct insn **slot)
+{
+  const struct insn *last = code_insn_at (code, block->end - 4);
+
+  *slot = NULL;
+  if (last == NULL)
+    return NULL;
+  if (block->end - block->start >= 8)
+    {
+      const struct insn *before = last - 1;
+      if (before->kind != INSN_OTHER && before->kind != INSN_INVALID
+	  && (before->flags & INSN_F_DELAY))
+	{
+	  *slot = last;
+	  return before;
+	}
+    }
+  return last->kind != INSN_OTHER && last->kind != INSN_INVALID ? last : NULL;
+}
+
+/* Compute live_in and live_out of every block of CFG over CODE, with
+   everything live after every return.  False on allocation failure.  */
+bool cfg_liveness (const struct code *code, struct cfg *cfg);
 
 /* A block that enters a function: by a call (direct, or an indirect
    one whose target is known), which returns to the block's successor,
@@ -124,7 +149,7 @@ struct cfg_entrant
   uint32_t func;		/* Index of the function entered.  */
 };
 
-/* Compute liveness again, with fewer registers live after the returns
+/* Compute liveness like cfg_liveness, with fewer registers live after the returns
    of the functions that NARROW marks (indexed by function): functions
    that only the N_IN blocks IN enter, apart from callers that follow
    the calling convention (through a function pointer, from another

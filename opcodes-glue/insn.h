@@ -61,10 +61,10 @@ enum insn_kind
 
 struct insn
 {
+  uint64_t reads, writes;	/* GPR/HI/LO/FCSR masks (REG_BIT).  */
   uint32_t addr;		/* Link-time address of the word.  */
   uint32_t word;		/* The instruction word, host order.  */
   uint32_t target;		/* Target of a direct branch, jump or call.  */
-  uint64_t reads, writes;	/* GPR/HI/LO/FCSR masks (REG_BIT).  */
   uint32_t freads, fwrites;	/* FP register masks.  */
   int32_t imm;			/* Sign-extended 16-bit immediate, if any.  */
   uint8_t kind;			/* enum insn_kind.  */

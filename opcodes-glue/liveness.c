@@ -479,7 +479,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   bool changed = true;
   bool ok = false;
 
-  if (t == NULL || from == NULL || by_func == NULL)
+  if (t == NULL || from == NULL || by_func == NULL || !set_may_write (code, cfg))
     goto done;
   memcpy (by_func, in, n_in * sizeof *in);
   qsort (by_func, n_in, sizeof *by_func, entrant_cmp);

@@ -157,7 +157,7 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
   if (!reloc_table_build (&a->obj, &a->code, &a->relocs, errmsg))
     goto cleanup;
   a->have_relocs = true;
-  if (depth >= ANALYSE_BLOCKS)
+  if (depth >= ANALYSE_CFG)
     {
       if (!eh_landing_pads (&a->obj, &a->landing_pads, &a->n_landing_pads,
 			    errmsg))
@@ -181,6 +181,11 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
 		      errmsg))
 	goto cleanup;
       a->have_cfg = true;
+      if (depth >= ANALYSE_BLOCKS && !cfg_liveness (&a->code, &a->cfg))
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto cleanup;
+	}
     }
   ok = true;
 

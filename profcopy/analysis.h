@@ -30,7 +30,8 @@ struct analysis
 enum analysis_depth
 {
   ANALYSE_RELOCS,		/* Object, code and relocation table.  */
-  ANALYSE_BLOCKS		/* ... and functions, blocks, liveness.  */
+  ANALYSE_CFG,			/* ... and functions and blocks.  */
+  ANALYSE_BLOCKS		/* ... and liveness.  */
 };
 
 /* Analyse the object at PATH to DEPTH into *A.  On failure return false

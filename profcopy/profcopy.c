@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <elf.h>
+#ifdef HAVE_MALLOC_H
+# include <malloc.h>
+#endif
 
 #include "analysis.h"
 #include "dump.h"
@@ -438,6 +441,15 @@ main (int argc, char **argv)
 			  false, false, false, false, false, NULL, NULL };
   int status = 0;
   int c;
+
+#if defined M_MMAP_THRESHOLD && defined M_TRIM_THRESHOLD
+  /* The analysis allocates, zeroes and frees large arrays object after
+     object.  Taken from the heap and never given back, their pages are
+     faulted in once; as separate mappings (glibc's default above
+     128 KiB) every one costs its page faults again.  */
+  mallopt (M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt (M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
 
   if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
     {

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "regflow.h"
 
@@ -14,6 +15,110 @@
    page in a callee-saved register can stay live through a whole large
    function; this bound only stops pathological walks.  */
 #define REGFLOW_MAX_STEPS 20000
+
+/* One walk made: KEY says from which instruction, of which register
+   (or of the stack slot its store writes, MEMO_SLOT), and its readers
+   are pool[START ... START + N - 1].  */
+struct regflow_memo
+{
+  uint64_t key;			/* 0: empty.  */
+  size_t start, n;
+  bool truncated;
+};
+
+#define MEMO_SLOT 0xff
+
+static bool add_use (struct regflow *rf, const struct insn *insn);
+
+static uint64_t
+memo_key (uint32_t addr, unsigned reg)
+{
+  return ((uint64_t) addr << 8 | reg) + 1;
+}
+
+/* The entry of KEY in RF's table, empty if the walk was not made.  */
+
+static struct regflow_memo *
+memo_find (const struct regflow *rf, uint64_t key)
+{
+  size_t mask = rf->n_memo - 1;
+  size_t i = (size_t) ((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+
+  while (rf->memo[i].key != 0 && rf->memo[i].key != key)
+    i = (i + 1) & mask;
+  return &rf->memo[i];
+}
+
+/* If the walk KEY was made, put its readers in RF->uses and return
+   true.  */
+
+static bool
+memo_recall (struct regflow *rf, uint64_t key, bool *ok)
+{
+  const struct regflow_memo *m;
+
+  *ok = true;
+  if (rf->memo == NULL)
+    return false;
+  m = memo_find (rf, key);
+  if (m->key == 0)
+    return false;
+  rf->n_uses = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (!add_use (rf, rf->pool[m->start + i]))
+      {
+	*ok = false;
+	return true;
+      }
+  rf->truncated = m->truncated;
+  return true;
+}
+
+/* Keep the readers of the walk KEY just made.  Out of memory, it is
+   simply not kept.  */
+
+static void
+memo_keep (struct regflow *rf, uint64_t key)
+{
+  struct regflow_memo *m;
+
+  if (2 * (rf->used_memo + 1) > rf->n_memo)
+    {
+      size_t n = rf->n_memo ? 2 * rf->n_memo : 4096;
+      struct regflow_memo *old = rf->memo;
+      size_t n_old = rf->n_memo;
+      struct regflow_memo *fresh = calloc (n, sizeof *fresh);
+
+      if (fresh == NULL)
+	return;
+      rf->memo = fresh;
+      rf->n_memo = n;
+      for (size_t i = 0; i < n_old; i++)
+	if (old[i].key != 0)
+	  *memo_find (rf, old[i].key) = old[i];
+      free (old);
+    }
+  if (rf->n_pool + rf->n_uses > rf->alloc_pool)
+    {
+      size_t n = rf->alloc_pool ? 2 * rf->alloc_pool : 16384;
+      const struct insn **p;
+      while (n < rf->n_pool + rf->n_uses)
+	n *= 2;
+      p = realloc (rf->pool, n * sizeof *p);
+      if (p == NULL)
+	return;
+      rf->pool = p;
+      rf->alloc_pool = n;
+    }
+  m = memo_find (rf, key);
+  m->key = key;
+  m->start = rf->n_pool;
+  m->n = rf->n_uses;
+  m->truncated = rf->truncated;
+  memcpy (rf->pool + rf->n_pool, rf->uses, rf->n_uses * sizeof *rf->uses);
+  rf->n_pool += rf->n_uses;
+  rf->used_memo++;
+}
 
 bool
 regflow_init (struct regflow *rf, const struct code *code)
@@ -30,6 +135,10 @@ regflow_init (struct regflow *rf, const struct code *code)
   rf->jump_edges = NULL;
   rf->n_jump_edges = 0;
   rf->stamp = NULL;
+  rf->memo = NULL;
+  rf->n_memo = rf->used_memo = 0;
+  rf->pool = NULL;
+  rf->n_pool = rf->alloc_pool = 0;
   rf->section_base = calloc (code->n_sections + 1, sizeof *rf->section_base);
   if (rf->section_base == NULL)
     return false;
@@ -49,6 +158,10 @@ regflow_free (struct regflow *rf)
   free (rf->stamp);
   free (rf->worklist);
   free (rf->uses);
+  free (rf->memo);
+  free (rf->pool);
+  rf->memo = NULL;
+  rf->pool = NULL;
   rf->section_base = NULL;
   rf->stamp = NULL;
   rf->worklist = NULL;
@@ -77,6 +190,23 @@ lookup (const struct regflow *rf, uint32_t addr, size_t *index)
 	}
     }
   return NULL;
+}
+
+/* The last record of the section that holds INSN, the record of
+   ADDR.  */
+
+static inline const struct insn *
+section_last (const struct regflow *rf, uint32_t addr, const struct insn *insn)
+{
+  const struct code *code = rf->code;
+
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	return &s->insns[s->n_insns - 1];
+    }
+  return insn;
 }
 
 static bool
@@ -271,44 +401,56 @@ walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
     {
       uint32_t pc = rf->worklist[--rf->n_work];
       const struct insn *insn = lookup (rf, pc, &index);
+      const struct insn *last;
 
-      if (insn == NULL || rf->stamp[index] == rf->generation)
+      if (insn == NULL)
 	continue;
-      rf->stamp[index] = rf->generation;
-      if (++steps > REGFLOW_MAX_STEPS)
+      /* The last record of INSN's section: straight-line code is walked
+	 here, without the worklist (the same order as pushing the next
+	 word and taking it straight back).  */
+      last = section_last (rf, pc, insn);
+      for (;;)
 	{
-	  rf->truncated = true;
-	  break;
-	}
-      if (insn->kind == INSN_INVALID)
-	continue;
+	  if (rf->stamp[index] == rf->generation)
+	    break;
+	  rf->stamp[index] = rf->generation;
+	  if (++steps > REGFLOW_MAX_STEPS)
+	    {
+	      rf->truncated = true;
+	      return true;
+	    }
+	  if (insn->kind == INSN_INVALID)
+	    break;
 
-      if (insn->flags & INSN_F_DELAY)
-	{
-	  const struct insn *slot = lookup (rf, pc + 4, &index);
-	  bool slot_kills = false;
+	  if (insn->flags & INSN_F_DELAY)
+	    {
+	      size_t slot_index;
+	      const struct insn *slot = lookup (rf, pc + 4, &slot_index);
+	      bool slot_kills = false;
+
+	      if (reads_tracked (t, insn) && !add_use (rf, insn))
+		return false;
+	      if (writes_tracked (t, insn))
+		break;
+	      if (slot != NULL && slot->kind != INSN_INVALID)
+		{
+		  if (reads_tracked (t, slot) && !add_use (rf, slot))
+		    return false;
+		  slot_kills = writes_tracked (t, slot);
+		}
+	      if (!push_successors (rf, insn, t, slot_kills))
+		return false;
+	      break;
+	    }
 
 	  if (reads_tracked (t, insn) && !add_use (rf, insn))
 	    return false;
-	  if (writes_tracked (t, insn))
-	    continue;
-	  if (slot != NULL && slot->kind != INSN_INVALID)
-	    {
-	      if (reads_tracked (t, slot) && !add_use (rf, slot))
-		return false;
-	      slot_kills = writes_tracked (t, slot);
-	    }
-	  if (!push_successors (rf, insn, t, slot_kills))
-	    return false;
-	  continue;
+	  if (writes_tracked (t, insn) || insn == last)
+	    break;
+	  insn++;
+	  index++;
+	  pc += 4;
 	}
-
-      if (reads_tracked (t, insn) && !add_use (rf, insn))
-	return false;
-      if (writes_tracked (t, insn))
-	continue;
-      if (!push (rf, pc + 4))
-	return false;
     }
   return true;
 }
@@ -317,19 +459,33 @@ bool
 regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg)
 {
   struct tracked t = { false, reg, 0 };
+  uint64_t key = memo_key (def->addr, reg);
+  bool ok;
 
   if (reg == REG_ZERO)
     {
       rf->n_uses = 0;
       return true;
     }
-  return walk (rf, def, &t);
+  if (memo_recall (rf, key, &ok))
+    return ok;
+  if (!walk (rf, def, &t))
+    return false;
+  memo_keep (rf, key);
+  return true;
 }
 
 bool
 regflow_follow_slot (struct regflow *rf, const struct insn *store)
 {
   struct tracked t = { true, 0, store->imm };
+  uint64_t key = memo_key (store->addr, MEMO_SLOT);
+  bool ok;
 
-  return walk (rf, store, &t);
+  if (memo_recall (rf, key, &ok))
+    return ok;
+  if (!walk (rf, store, &t))
+    return false;
+  memo_keep (rf, key);
+  return true;
 }

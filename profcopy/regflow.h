@@ -37,6 +37,13 @@ struct regflow
      address, target) sorted by jr address, or NULL.  */
   const uint32_t (*jump_edges)[2];
   size_t n_jump_edges;
+  /* Walks already made (the same register from the same instruction is
+     often followed again): an open-addressed table of N_MEMO entries
+     (a power of two) and the pool their readers are kept in.  */
+  struct regflow_memo *memo;
+  size_t n_memo, used_memo;
+  const struct insn **pool;
+  size_t n_pool, alloc_pool;
 };
 
 /* Prepare RF to walk CODE.  False on allocation failure.  */

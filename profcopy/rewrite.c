@@ -738,7 +738,8 @@ rewrite_object (const char *in_path, const char *out_path,
 
   memset (&rw, 0, sizeof rw);
   rw.opts = opts;
-  if (!analysis_run (in_path, ANALYSE_BLOCKS, &rw.a, errmsg))
+  /* Liveness comes with emit_narrow_liveness.  */
+  if (!analysis_run (in_path, ANALYSE_CFG, &rw.a, errmsg))
     goto done;
   if (rw.a.relocs.n_by_type[RELOC_HI_LO] > 0)
     {
