@@ -55,6 +55,9 @@ struct block
 					   its delay slot; kept with its
 					   branch, and the block's fallthrough
 					   is a successor.  */
+#define BLOCK_F_TABLE		0x40	/* Its indirect jump goes through a
+					   switch table whose targets are
+					   known (cfg_liveness_narrow).  */
 
 struct function
 {
@@ -149,6 +152,13 @@ struct cfg_entrant
   uint32_t func;		/* Index of the function entered.  */
 };
 
+/* An edge between blocks that the block table does not hold: the jump
+   of block FROM through a switch table to block TO.  */
+struct cfg_edge
+{
+  uint32_t from, to;
+};
+
 /* Compute liveness like cfg_liveness, with fewer registers live after the returns
    of the functions that NARROW marks (indexed by function): functions
    that only the N_IN blocks IN enter, apart from callers that follow
@@ -157,10 +167,14 @@ struct cfg_entrant
    what is live where the calls of IN return, what is live after the
    returns of the functions whose jumps are in IN, the result registers
    v0 and v1, and the registers a call preserves (s0-s7, fp, sp, gp).
-   False on allocation failure, with nothing changed.  */
+   The N_TABLES edges TABLES are the jumps through switch tables: an
+   indirect jump all of whose targets they list, inside its function,
+   gets BLOCK_F_TABLE and only its targets' registers live after it
+   (not all of them).  False on allocation failure.  */
 bool cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 			  const unsigned char *narrow,
-			  const struct cfg_entrant *in, size_t n_in);
+			  const struct cfg_entrant *in, size_t n_in,
+			  const struct cfg_edge *tables, size_t n_tables);
 
 /* The registers that may be read once control is at ADDR, inside block
    B, before the instruction there runs (ADDR at most the address of

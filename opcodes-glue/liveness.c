@@ -39,7 +39,8 @@
      writing ra, not a call.
 
    - Everything is live after an indirect jump that is not a return
-     (jump tables and tail calls through t9), a jump to another function
+     (tail calls through t9; jumps through switch tables too, unless
+     cfg_liveness_narrow is told their targets), a jump to another function
      (a tail call) or out of the code, a block that contains an invalid
      word, a block that falls off its section, a block whose branch is
      separated from its slot, and any edge to a block of another
@@ -70,7 +71,7 @@
 struct transfer
 {
   uint64_t keep, gen;
-  enum { OUT_SUCC, OUT_FIXED } out_kind;
+  enum { OUT_SUCC, OUT_FIXED, OUT_TABLE } out_kind;
   uint64_t out;			/* For OUT_FIXED.  */
 };
 
@@ -309,8 +310,11 @@ block_transfer (const struct code *code, const struct cfg *cfg,
   t->out_kind = OUT_SUCC;
   t->out = 0;
 
-  if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_INDIRECT))
-      || (ctl != NULL && slot == NULL)
+  if ((b->flags & (BLOCK_F_INDIRECT | BLOCK_F_TABLE | BLOCK_F_INVALID))
+      == (BLOCK_F_INDIRECT | BLOCK_F_TABLE) && ctl != NULL && slot != NULL)
+    t->out_kind = OUT_TABLE;
+  else if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_INDIRECT))
+	   || (ctl != NULL && slot == NULL)
       || (!(b->flags & (BLOCK_F_RETURN | BLOCK_F_CALL)) && b->n_succ == 0)
       || (b->flags & BLOCK_F_FALLTHRU_EXIT))
     {
@@ -371,7 +375,8 @@ block_transfer (const struct code *code, const struct cfg *cfg,
 
 static void
 solve_function (struct cfg *cfg, const struct function *f,
-		const struct transfer *t)
+		const struct transfer *t, const struct cfg_edge *tables,
+		const size_t *table_from)
 {
   bool changed = true;
 
@@ -392,6 +397,11 @@ solve_function (struct cfg *cfg, const struct function *f,
 
 		out |= succ->func == b->func ? succ->live_in : LIVE_ALL;
 	      }
+	  else if (t[i].out_kind == OUT_TABLE && table_from == NULL)
+	    out = LIVE_ALL;
+	  else if (t[i].out_kind == OUT_TABLE)
+	    for (size_t k = table_from[i]; k < table_from[i + 1]; k++)
+	      out |= cfg->blocks[tables[k].to].live_in;
 	  in = (out & t[i].keep) | t[i].gen;
 	  if (out != b->live_out || in != b->live_in)
 	    {
@@ -425,7 +435,7 @@ cfg_liveness (const struct code *code, struct cfg *cfg)
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    solve_function (cfg, &cfg->funcs[f], t);
+    solve_function (cfg, &cfg->funcs[f], t, NULL, NULL);
   free (t);
   return true;
 }
@@ -468,19 +478,69 @@ entrant_cmp (const void *x, const void *y)
   return a->func < b->func ? -1 : a->func > b->func;
 }
 
+/* Order of cfg_edge by origin, then target.  */
+
+static int
+edge_cmp (const void *x, const void *y)
+{
+  const struct cfg_edge *a = x, *b = y;
+
+  if (a->from != b->from)
+    return a->from < b->from ? -1 : 1;
+  return a->to < b->to ? -1 : a->to > b->to;
+}
+
+/* Sort the N switch-table edges E by origin, fill TABLE_FROM (per block
+   of CFG, and one past) with where each block's edges start, and mark
+   BLOCK_F_TABLE the indirect jumps whose targets all lie inside their
+   function.  */
+
+static void
+mark_tables (struct cfg *cfg, struct cfg_edge *e, size_t n,
+	     size_t *table_from)
+{
+  size_t k = 0;
+
+  qsort (e, n, sizeof *e, edge_cmp);
+  for (size_t i = 0; i <= cfg->n_blocks; i++)
+    {
+      bool inside = true;
+      size_t first;
+
+      while (k < n && e[k].from < i)
+	k++;
+      first = k;
+      table_from[i] = k;
+      if (i == cfg->n_blocks)
+	break;
+      cfg->blocks[i].flags &= ~(unsigned) BLOCK_F_TABLE;
+      for (size_t m = k; m < n && e[m].from == i; m++)
+	inside &= cfg->blocks[e[m].to].func == cfg->blocks[i].func;
+      if (inside && first < n && e[first].from == i
+	  && (cfg->blocks[i].flags & BLOCK_F_INDIRECT))
+	cfg->blocks[i].flags |= BLOCK_F_TABLE;
+    }
+}
+
 bool
 cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		     const unsigned char *narrow,
-		     const struct cfg_entrant *in, size_t n_in)
+		     const struct cfg_entrant *in, size_t n_in,
+		     const struct cfg_edge *tables, size_t n_tables)
 {
   struct transfer *t = calloc (cfg->n_blocks + 1, sizeof *t);
   size_t *from = calloc (cfg->n_funcs + 1, sizeof *from);
   struct cfg_entrant *by_func = malloc ((n_in + 1) * sizeof *by_func);
+  struct cfg_edge *edges = malloc ((n_tables + 1) * sizeof *edges);
+  size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
   bool changed = true;
   bool ok = false;
 
-  if (t == NULL || from == NULL || by_func == NULL || !set_may_write (code, cfg))
+  if (t == NULL || from == NULL || by_func == NULL || edges == NULL
+      || table_from == NULL || !set_may_write (code, cfg))
     goto done;
+  memcpy (edges, tables, n_tables * sizeof *tables);
+  mark_tables (cfg, edges, n_tables, table_from);
   memcpy (by_func, in, n_in * sizeof *in);
   qsort (by_func, n_in, sizeof *by_func, entrant_cmp);
   for (size_t k = 0, f = 0; f <= cfg->n_funcs; f++)
@@ -499,7 +559,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    solve_function (cfg, &cfg->funcs[f], t);
+    solve_function (cfg, &cfg->funcs[f], t, edges, table_from);
 
   /* Widen the narrowed functions' sets to what their entrants read,
      and solve again the functions whose sets grew, until none grows
@@ -526,7 +586,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		block_transfer (code, cfg, &cfg->blocks[i],
 				cfg->blocks[i].start, &t[i]);
 	    }
-	  solve_function (cfg, fn, t);
+	  solve_function (cfg, fn, t, edges, table_from);
 	  changed = true;
 	}
     }
@@ -536,6 +596,8 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   free (t);
   free (from);
   free (by_func);
+  free (edges);
+  free (table_from);
   return ok;
 }
 

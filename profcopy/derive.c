@@ -91,25 +91,30 @@ block_starting (const struct cfg *cfg, uint32_t addr)
 /* Set OUTSIDE_IN[i] for every block that control may enter other than
    by a direct branch or falling in: function entries, return points,
    code addresses of the relocation table (jump tables included),
-   landing pads, symbols, starts of sections and of runs after data.  */
+   landing pads, symbols, starts of sections and of runs after data; not
+   the entries that CLOSED marks, which only calls of this object
+   enter.  */
 
 static void
-mark_outside_entries (const struct analysis *a, uint8_t *outside_in)
+mark_outside_entries (const struct analysis *a, const uint8_t *closed,
+		      uint8_t *outside_in)
 {
   const struct cfg *cfg = &a->cfg;
   long k;
 
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    if ((k = block_starting (cfg, cfg->funcs[f].entry)) >= 0)
+    if ((k = block_starting (cfg, cfg->funcs[f].entry)) >= 0 && !closed[k])
       outside_in[k] = 1;
   for (size_t i = 0; i < a->relocs.n_entries; i++)
-    if ((k = block_starting (cfg, a->relocs.entries[i].target)) >= 0)
+    if ((k = block_starting (cfg, a->relocs.entries[i].target)) >= 0
+	&& !closed[k])
       outside_in[k] = 1;
   for (size_t i = 0; i < a->n_landing_pads; i++)
     if ((k = block_starting (cfg, a->landing_pads[i])) >= 0)
       outside_in[k] = 1;
   for (size_t i = 0; i < a->obj.n_symbols; i++)
-    if ((k = block_starting (cfg, a->obj.symbols[i].value)) >= 0)
+    if ((k = block_starting (cfg, a->obj.symbols[i].value)) >= 0
+	&& !closed[k])
       outside_in[k] = 1;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
@@ -131,13 +136,14 @@ mark_outside_entries (const struct analysis *a, uint8_t *outside_in)
     }
 }
 
-/* Set OUTSIDE_IN[i] for every block that no direct branch and no fall
-   reaches: whatever runs it comes from outside (a function that no
+/* Set OUTSIDE_IN[i] for every block that no direct branch, no fall and
+   no call of INTO reaches: whatever runs it comes from outside (a function that no
    symbol or table names, run through a code pointer that the run-time
    translation catches).  */
 
 static void
-mark_unreached (const struct analysis *a, uint8_t *outside_in)
+mark_unreached (const struct analysis *a, const uint32_t *into,
+		uint8_t *outside_in)
 {
   const struct cfg *cfg = &a->cfg;
   uint8_t *reached = calloc (cfg->n_blocks + 1, 1);
@@ -162,6 +168,8 @@ mark_unreached (const struct analysis *a, uint8_t *outside_in)
 	   || (b->flags & BLOCK_F_SLOT_ENTRY))
 	  && (j = block_starting (cfg, b->end)) >= 0)
 	reached[j] = 1;
+      if (into != NULL && into[i] != 0)
+	reached[into[i] - 1] = 1;
     }
   for (size_t i = 0; i < cfg->n_blocks; i++)
     if (!reached[i])
@@ -174,8 +182,8 @@ mark_unreached (const struct analysis *a, uint8_t *outside_in)
    block indices).  */
 
 static void
-add_block_edges (const struct analysis *a, size_t i, struct graph *g,
-		 int32_t *depth_diff)
+add_block_edges (const struct analysis *a, size_t i, uint32_t into,
+		 struct graph *g, int32_t *depth_diff)
 {
   const struct cfg *cfg = &a->cfg;
   const struct block *b = &cfg->blocks[i];
@@ -189,7 +197,13 @@ add_block_edges (const struct analysis *a, size_t i, struct graph *g,
   if (b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN | BLOCK_F_INDIRECT
 		  | BLOCK_F_FALLTHRU_EXIT | BLOCK_F_INVALID
 		  | BLOCK_F_SLOT_ENTRY))
-    outside_out = true;
+    outside_out = into == 0
+		  || (b->flags & (BLOCK_F_RETURN | BLOCK_F_FALLTHRU_EXIT
+				  | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY));
+  /* A call into a function that only calls enter: all the flow goes
+     there (and comes back to the return point through the outside).  */
+  if (into != 0)
+    join (g, out, 2 * (into - 1));
   /* A trap or a system call (exit) may leave the block for good.  */
   for (uint32_t at = b->start; at < b->end; at += 4)
     {
@@ -318,8 +332,8 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 
 bool
 derive_plan (const struct analysis *a, const uint32_t *cost,
-	     const unsigned char *cold, bool all, struct derive *d,
-	     char **errmsg)
+	     const unsigned char *cold, const uint32_t *into, bool all,
+	     struct derive *d, char **errmsg)
 {
   const struct cfg *cfg = &a->cfg;
   size_t n = cfg->n_blocks;
@@ -329,6 +343,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   struct weighted *w = malloc ((n + 1) * sizeof *w);
   uint32_t *parent = NULL, *order = NULL;
   uint8_t *need = NULL;
+  uint8_t *closed = NULL;
   bool ok = false;
 
   memset (d, 0, sizeof *d);
@@ -354,27 +369,60 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
 
   for (uint32_t v = 0; v < g.n_vertices; v++)
     g.uf[v] = v;
-  mark_outside_entries (a, outside_in);
-  mark_unreached (a, outside_in);
+  closed = calloc (n + 1, 1);
+  if (closed == NULL)
+    goto cleanup;
+  for (size_t i = 0; into != NULL && i < n; i++)
+    if (into[i] != 0)
+      closed[into[i] - 1] = 1;
+  mark_outside_entries (a, closed, outside_in);
+  mark_unreached (a, into, outside_in);
   for (size_t i = 0; i < n; i++)
     {
       if (outside_in[i])
 	join (&g, g.outside, 2 * (uint32_t) i);
-      add_block_edges (a, i, &g, depth_diff);
+      add_block_edges (a, i, into != NULL ? into[i] : 0, &g, depth_diff);
     }
 
-  /* Through edges, in loops and costly first.  */
+  /* Through edges, in loops and costly first.  A function that only
+     calls enter shares its callers' cycles: its blocks count as deep
+     as the deepest call into it.  */
   {
     int32_t depth = 0;
     for (size_t i = 0; i < n; i++)
       {
-	uint32_t dd;
 	depth += depth_diff[i];
-	dd = depth < 0 ? 0 : depth > 15 ? 15 : (uint32_t) depth;
 	w[i].block = (uint32_t) i;
-	w[i].weight = cold[i] ? 0
-		      : ((dd + 1) << 8) | (cost[i] > 255 ? 255 : cost[i]);
+	w[i].weight = depth < 0 ? 0 : depth > 15 ? 15 : (uint32_t) depth;
       }
+    if (into != NULL)
+      {
+	const struct cfg *cfg = &a->cfg;
+	uint32_t *extra = calloc (cfg->n_funcs + 1, sizeof *extra);
+	/* A few rounds carry the depth down chains of calls; recursion
+	   stops at the cap.  */
+	for (int round = 0; extra != NULL && round < 4; round++)
+	  for (size_t i = 0; i < n; i++)
+	    if (into[i] != 0)
+	      {
+		uint32_t callee = cfg->blocks[into[i] - 1].func;
+		uint32_t d = w[i].weight + extra[cfg->blocks[i].func];
+		if (d > 15)
+		  d = 15;
+		if (d > extra[callee])
+		  extra[callee] = d;
+	      }
+	for (size_t i = 0; extra != NULL && i < n; i++)
+	  {
+	    uint32_t d = w[i].weight + extra[cfg->blocks[i].func];
+	    w[i].weight = d > 15 ? 15 : d;
+	  }
+	free (extra);
+      }
+    for (size_t i = 0; i < n; i++)
+      w[i].weight = cold[i] ? 0
+		    : ((w[i].weight + 1) << 8)
+		      | (cost[i] > 255 ? 255 : cost[i]);
   }
   qsort (w, n, sizeof *w, compare_weighted);
   for (size_t k = 0; k < n; k++)
@@ -457,6 +505,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   free (parent);
   free (order);
   free (need);
+  free (closed);
   free (g.uf);
   free (g.tree);
   return ok;

@@ -37,11 +37,14 @@ struct derive
    counter in block i would cost (instructions), COLD[i] says that block
    i surely runs seldom (it leads only to a call that never returns);
    blocks in loops and costly counters are derived first, cold blocks
-   last.  With ALL, every block is measured.  False with *ERRMSG when
+   last.  INTO[i], when not 0, says that block i ends in a call that
+   enters the block INTO[i] - 1, the entry of a function that nothing
+   else enters (emit_narrow_liveness): the call is then an edge, not a
+   way out.  With ALL, every block is measured.  False with *ERRMSG when
    out of memory.  */
 bool derive_plan (const struct analysis *a, const uint32_t *cost,
-		  const unsigned char *cold, bool all, struct derive *d,
-		  char **errmsg);
+		  const unsigned char *cold, const uint32_t *into, bool all,
+		  struct derive *d, char **errmsg);
 
 void derive_free (struct derive *d);
 

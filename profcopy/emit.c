@@ -70,7 +70,7 @@
    (bytes of new text) the first increment waiting for its carry path
    may lie behind before an island of them is written even where
    control falls through (a conditional branch reaches 128 KiB).  */
-#define CARRY_WORDS	9
+#define CARRY_WORDS	10
 #define ISLAND_REACH	0x10000
 
 #define R(r)		((uint64_t) 1 << (r))
@@ -96,8 +96,8 @@ addu (unsigned rd, unsigned rs, unsigned rt)
   return (rs << 21) | (rt << 16) | (rd << 11) | FUNCT_ADDU;
 }
 
-/* Split the 32-bit displacement D into HI and LO for `lui; lo(...)',
-   with LO small enough that LO + 4 still fits in 16 bits.  */
+/* Split the 32-bit displacement D into HI and LO for `lui; lo(...)'
+   (LO sign-extended: HI << 16 + LO == D).  */
 
 static void
 split_hi_lo (uint32_t d, uint32_t *hi, int32_t *lo)
@@ -105,11 +105,6 @@ split_hi_lo (uint32_t d, uint32_t *hi, int32_t *lo)
   uint32_t h = (d + 0x8000) >> 16;
   int32_t l = (int32_t) (d - (h << 16));
 
-  if (l > 0x7ffb)
-    {
-      h++;
-      l -= 0x10000;
-    }
   *hi = h & 0xffff;
   *lo = l;
 }
@@ -477,14 +472,18 @@ mark_internal_entries (const struct analysis *a, unsigned char *internal)
 }
 
 /* True if the code address TARGET that the addiu at ADDIU of CODE puts
-   in t9 goes, with no other write of t9 on the way (falling through
-   from block to block), to a jalr t9 or a jr t9, whose block is then
-   *SITE, or to a direct call or jump to TARGET (the linker turned the
-   jalr into a bal; *SITE is then NULL: the block scan finds it).  */
+   in t9 goes, with no other read or write of t9 on the way (falling
+   through from block to block; a store would let the address escape),
+   to a jalr t9 or a jr t9, whose block is then *SITE, or to a direct
+   call or jump to TARGET (the linker turned the jalr into a bal; *SITE
+   is then NULL: the block scan finds it).  *SAME_BLOCK says that the
+   call is in the block of the addiu, so that its t9 can hold nothing
+   else (another way into a later block could bring another t9).  */
 
 static bool
 t9_called_at_once (const struct code *code, const struct cfg *cfg,
-		   uint32_t addiu, uint32_t target, const struct block **site)
+		   uint32_t addiu, uint32_t target, const struct block **site,
+		   bool *same_block)
 {
   const struct block *b = cfg_block_at (cfg, addiu);
   const struct insn *insn = code_insn_at (code, addiu);
@@ -501,11 +500,14 @@ t9_called_at_once (const struct code *code, const struct cfg *cfg,
       for (; at < stop; at += 4)
 	{
 	  const struct insn *x = code_insn_at (code, at);
-	  if (x == NULL || (x->writes & R (REG_T9)))
+	  if (x == NULL || ((x->reads | x->writes) & R (REG_T9)))
 	    return false;
 	}
       if (ctl != NULL)
 	{
+	  if (slot == NULL || (slot->reads & R (REG_T9)))
+	    return false;
+	  *same_block = hops == 0;
 	  *site = NULL;
 	  if ((ctl->kind == INSN_ICALL || ctl->kind == INSN_IJUMP)
 	      && ctl->rs == REG_T9)
@@ -582,6 +584,12 @@ struct narrowing
 {
   const struct analysis *a;
   unsigned char *narrow;	/* Per function.  */
+  unsigned char *escaped;	/* Per function: its entry may be reached
+				   some way other than by the entrants IN
+				   (a pointer, a symbol, a table).  */
+  unsigned char *inexact;	/* Per function: an entrant of IN calls
+				   through a t9 that another way into its
+				   block could set to something else.  */
   signed char *dirty;		/* Per function: t9_dirty, -1 unknown.  */
   struct cfg_entrant *in;
   size_t n_in, max;
@@ -601,12 +609,19 @@ classify_ref (struct narrowing *n, uint32_t at, unsigned reg,
   const struct code *code = &n->a->code;
   const struct function *here = cfg_function_at (cfg, at);
   const struct block *site;
+  bool same;
   size_t h;
 
-  if (reg == REG_T9 && t9_called_at_once (code, cfg, at, fn->entry, &site))
-    return site == NULL
-	   || add_entrant (&n->in, &n->n_in, &n->max, site - cfg->blocks,
-			   fn - cfg->funcs);
+  if (reg == REG_T9
+      && t9_called_at_once (code, cfg, at, fn->entry, &site, &same))
+    {
+      if (site != NULL && !same)
+	n->inexact[fn - cfg->funcs] = 1;
+      return site == NULL
+	     || add_entrant (&n->in, &n->n_in, &n->max, site - cfg->blocks,
+			     fn - cfg->funcs);
+    }
+  n->escaped[fn - cfg->funcs] = 1;
   if (here == NULL)
     {
       n->narrow[fn - cfg->funcs] = 0;
@@ -670,6 +685,8 @@ find_narrowable (struct narrowing *n)
 	dynval[sym->index] = sym->value;
       if (fn != NULL && sym->value != fn->entry)
 	n->narrow[fn - cfg->funcs] = 0;
+      else if (fn != NULL)
+	n->escaped[fn - cfg->funcs] = 1;
     }
   for (size_t i = 0; i < a->n_landing_pads; i++)
     {
@@ -690,10 +707,13 @@ find_narrowable (struct narrowing *n)
 	case RELOC_PROLOGUE:
 	case RELOC_FDE:
 	case RELOC_SYMBOL:
+	  break;
 	case RELOC_DATA:
 	case RELOC_ENTRY:
 	case RELOC_INIT:
 	case RELOC_FINI:
+	  if (r->target == fn->entry)
+	    n->escaped[fn - cfg->funcs] = 1;
 	  break;
 	case RELOC_JUMP_TABLE:
 	  if (r->target == fn->entry || r->aux2 == 0
@@ -713,6 +733,8 @@ find_narrowable (struct narrowing *n)
 	    goto done;
 	  break;
 	case RELOC_GOT:
+	  if (r->target == fn->entry)
+	    n->escaped[fn - cfg->funcs] = 1;
 	  if (r->target == fn->entry && r->addr >= obj->got_addr
 	      && (r->addr - obj->got_addr) / 4 < n_local)
 	    slot_fn[(r->addr - obj->got_addr) / 4] = fn;
@@ -780,19 +802,142 @@ find_narrowable (struct narrowing *n)
   return ok;
 }
 
-bool
-emit_narrow_liveness (struct analysis *a)
+/* Set INTO (per block of A, zeroed) for the calls into the functions
+   that N found only their entrants enter: 1 + the index of the entry
+   block of the function that block's unconditional call (or jump
+   through t9) enters.  A function with a conditional call among its
+   entrants, or one entered at a delay slot, is left out.  */
+
+static void
+closed_calls (const struct narrowing *n, uint32_t *into)
 {
-  struct narrowing n = { a, NULL, NULL, NULL, 0, 0 };
+  const struct cfg *cfg = &n->a->cfg;
+  const struct code *code = &n->a->code;
+  size_t nf = cfg->n_funcs;
+  unsigned char *closed = malloc (nf + 1);
+
+  if (closed == NULL)
+    return;
+  for (size_t f = 0; f < nf; f++)
+    closed[f] = n->narrow[f] && !n->escaped[f] && !n->inexact[f];
+  /* No entrant at all: nothing we see enters it.  */
+  {
+    unsigned char *seen = calloc (nf + 1, 1);
+    if (seen == NULL)
+      {
+	free (closed);
+	return;
+      }
+    for (size_t k = 0; k < n->n_in; k++)
+      seen[n->in[k].func] = 1;
+    for (size_t f = 0; f < nf; f++)
+      closed[f] &= seen[f];
+    free (seen);
+  }
+  for (size_t k = 0; k < n->n_in; k++)
+    {
+      const struct block *b = &cfg->blocks[n->in[k].block];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+
+      if (ctl == NULL || slot == NULL || (b->flags & BLOCK_F_SLOT_ENTRY)
+	  || (ctl->flags & INSN_F_COND))
+	closed[n->in[k].func] = 0;
+    }
+  for (size_t k = 0; k < n->n_in; k++)
+    {
+      const struct block *b = &cfg->blocks[n->in[k].block];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      const struct function *fn = &cfg->funcs[n->in[k].func];
+
+      if (closed[n->in[k].func]
+	  && (ctl->kind == INSN_CALL || ctl->kind == INSN_ICALL
+	      || ctl->kind == INSN_IJUMP))
+	into[n->in[k].block] = 1 + fn->first_block;
+    }
+  free (closed);
+}
+
+/* The jumps through the switch tables of A's relocation table, as
+   edges between blocks, in *EDGES (malloc'd; *N of them); none for a
+   jump one of whose targets starts no block.  False when out of
+   memory.  */
+
+static bool
+table_edges (const struct analysis *a, struct cfg_edge **edges, size_t *n)
+{
+  const struct cfg *cfg = &a->cfg;
+  unsigned char *bad = calloc (cfg->n_blocks + 1, 1);
+  struct cfg_edge *e = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
+			       * sizeof *e);
+  size_t k = 0, m = 0;
+
+  *edges = NULL;
+  *n = 0;
+  if (bad == NULL || e == NULL)
+    {
+      free (bad);
+      free (e);
+      return false;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *from, *to;
+
+      if (r->type != RELOC_JUMP_TABLE
+	  || k == a->relocs.n_by_type[RELOC_JUMP_TABLE])
+	continue;
+      from = cfg_block_at (cfg, r->aux2);
+      to = cfg_block_at (cfg, r->target);
+      if (from == NULL)
+	continue;
+      if (to == NULL || to->start != r->target)
+	bad[from - cfg->blocks] = 1;
+      else
+	{
+	  e[k].from = (uint32_t) (from - cfg->blocks);
+	  e[k++].to = (uint32_t) (to - cfg->blocks);
+	}
+    }
+  for (size_t i = 0; i < k; i++)
+    if (!bad[e[i].from])
+      e[m++] = e[i];
+  free (bad);
+  *edges = e;
+  *n = m;
+  return true;
+}
+
+bool
+emit_narrow_liveness (struct analysis *a, uint32_t **into)
+{
+  struct narrowing n;
+  struct cfg_edge *tables = NULL;
+  size_t n_tables = 0;
   bool ok;
 
+  memset (&n, 0, sizeof n);
+  n.a = a;
+  *into = calloc (a->cfg.n_blocks + 1, sizeof **into);
   n.narrow = calloc (a->cfg.n_funcs + 1, 1);
+  n.escaped = calloc (a->cfg.n_funcs + 1, 1);
+  n.inexact = calloc (a->cfg.n_funcs + 1, 1);
   n.dirty = malloc (a->cfg.n_funcs + 1);
   if (n.dirty != NULL)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
-  ok = n.narrow != NULL && n.dirty != NULL && find_narrowable (&n)
-       && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in);
+  ok = *into != NULL && n.narrow != NULL && n.escaped != NULL
+       && n.inexact != NULL && n.dirty != NULL && find_narrowable (&n)
+       && table_edges (a, &tables, &n_tables)
+       && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
+			       tables, n_tables);
+  free (tables);
+  if (ok)
+    closed_calls (&n, *into);
   free (n.narrow);
+  free (n.escaped);
+  free (n.inexact);
   free (n.dirty);
   free (n.in);
   return ok;
@@ -935,18 +1080,43 @@ gp_dataflow (struct emitter *e, char **errmsg)
   unsigned char *gp_read = malloc (n + 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *out = malloc (n + 1);
+  unsigned char *ret_ok = malloc (cfg->n_funcs + 1);
   bool changed = true;
 
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
-      || gp_read == NULL)
+      || gp_read == NULL || ret_ok == NULL)
     {
       free (entry);
       free (internal);
       free (gp_read);
       free (in);
       free (out);
+      free (ret_ok);
       *errmsg = strdup ("out of memory");
       return false;
+    }
+  /* RET_OK: the function returns with gp valid, so that a direct call
+     to it leaves gp valid (every function of the object computes the
+     same gp).  Assumed, then disproved: by a return without gp, or a
+     way out other than a return (a tail call, a fall into the next
+     function), whose return we cannot see.  */
+  memset (ret_ok, 1, cfg->n_funcs + 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+      if ((b->flags & (BLOCK_F_FALLTHRU_EXIT | BLOCK_F_INVALID))
+	  || ((b->flags & BLOCK_F_INDIRECT) && ctl != NULL
+	      && ctl->rs == REG_T9))
+	ret_ok[b->func] = 0;
+      for (uint32_t s = 0; s < b->n_succ; s++)
+	if (cfg->blocks[b->succ[s]].func != b->func
+	    && !(b->flags & BLOCK_F_CALL))
+	  ret_ok[b->func] = 0;
+      if (ctl != NULL && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH)
+	  && cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
+	ret_ok[b->func] = 0;
     }
   mark_entries (e, entry);
   gp_read_ahead (e, gp_read);
@@ -983,6 +1153,22 @@ gp_dataflow (struct emitter *e, char **errmsg)
 	  /* Nothing comes back from a call that never returns.  */
 	  if (out[i] & 4)
 	    o = true;
+	  ctl = cfg_block_control (&a->code, b, &slot);
+	  /* A function of this object that returns with gp valid.  */
+	  if ((b->flags & BLOCK_F_CALL) && ctl != NULL
+	      && ctl->kind == INSN_CALL && !(ctl->flags & INSN_F_COND)
+	      && ctl->target != ctl->addr + 8)
+	    {
+	      const struct function *g = cfg_function_at (cfg, ctl->target);
+	      if (g != NULL && g->entry == ctl->target
+		  && ret_ok[g - cfg->funcs])
+		o = true;
+	    }
+	  if ((b->flags & BLOCK_F_RETURN) && !o && ret_ok[b->func])
+	    {
+	      ret_ok[b->func] = 0;
+	      changed = true;
+	    }
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
 	      uint32_t t = b->succ[s];
@@ -1000,7 +1186,6 @@ gp_dataflow (struct emitter *e, char **errmsg)
 		}
 	    }
 	  /* A direct call into an internal entry passes its gp on.  */
-	  ctl = cfg_block_control (&a->code, b, &slot);
 	  if (ctl != NULL && ctl->kind == INSN_CALL)
 	    {
 	      const struct block *t = cfg_block_at (cfg, ctl->target);
@@ -1022,6 +1207,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
   free (gp_read);
   free (in);
   free (out);
+  free (ret_ok);
   return true;
 }
 
@@ -2093,7 +2279,7 @@ mark_probes (struct emitter *e)
 
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   bool calls, char **errmsg)
+	   bool calls, const uint32_t *into, char **errmsg)
 {
   const struct code *code = &a->code;
   size_t total = 0;
@@ -2180,7 +2366,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     }
   cold = mark_cold (e);
   ok = cold != NULL
-       && derive_plan (a, cost, cold, all_blocks, &e->derive, errmsg);
+       && derive_plan (a, cost, cold, into, all_blocks, &e->derive, errmsg);
   if (cold == NULL)
     *errmsg = strdup ("out of memory");
   free (cost);
@@ -2841,9 +3027,11 @@ put_island (struct cursor *c, bool over)
 	return;
       put (c, itype (OP_BEQ, r2, 0, off));		/* sc failed */
       put (c, 0);
-      put (c, itype (OP_LL, r1, r2, (uint32_t) (k->lo + 4)));	/* high: */
+      /* The high word through r1 + 4: LO + 4 may not fit 16 bits.  */
+      put (c, itype (OP_ADDIU, r1, r1, 4));
+      put (c, itype (OP_LL, r1, r2, (uint32_t) k->lo));	/* high: */
       put (c, itype (OP_ADDIU, r2, r2, 1));
-      put (c, itype (OP_SC, r1, r2, (uint32_t) (k->lo + 4)));
+      put (c, itype (OP_SC, r1, r2, (uint32_t) k->lo));
       put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
       put (c, 0);
       if (!branch_offset (c, c->pc, k->retry + 4 * LLSC_WORDS, &off))

@@ -164,18 +164,22 @@ struct emitter
   size_t n_xlate, n_xlate_skipped;
 };
 
-/* Narrow the liveness of A after the returns of the functions that
-   only this object's direct calls and jumps enter (cfg_liveness_narrow),
-   so that the counting code finds more dead registers.  False when out
-   of memory (the liveness is then left as it was).  */
-bool emit_narrow_liveness (struct analysis *a);
+/* Compute the liveness of A (cfg_liveness_narrow), with fewer registers
+   live after the returns of the functions that only this object's
+   direct calls and jumps enter, so that the counting code finds more
+   dead registers.  Set *INTO to a malloc'd array, per block: 1 + the
+   entry block of the function its call enters when nothing else can
+   enter that function (derive_plan then takes the call as the way in),
+   else 0.  False when out of memory.  */
+bool emit_narrow_liveness (struct analysis *a, uint32_t **into);
 
 /* Prepare E for the analysis A: the gp state of every word, the count
    plan of every block (a counter in every one with ALL_BLOCKS, else
-   only where derive.c says) and the new GOT's entries (their addresses
+   only where derive.c says, with the calls INTO from
+   emit_narrow_liveness) and the new GOT's entries (their addresses
    are fixed later).  False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		bool calls, char **errmsg);
+		bool calls, const uint32_t *into, char **errmsg);
 
 #define PROBE_ENTRY	1
 #define PROBE_EXIT	2

@@ -734,7 +734,8 @@ rewrite_object (const char *in_path, const char *out_path,
   struct rewriter rw;
   struct stat st;
   struct new_segment seg;
-  bool ok = false;
+  uint32_t *into = NULL;
+  bool ok = false, ok_plan;
 
   memset (&rw, 0, sizeof rw);
   rw.opts = opts;
@@ -747,12 +748,16 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
-  if (!emit_narrow_liveness (&rw.a))
+  if (!emit_narrow_liveness (&rw.a, &into))
     {
       *errmsg = strdup ("out of memory");
       goto done;
     }
-  if (!emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, errmsg))
+  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, into,
+		       errmsg);
+  free (into);
+  into = NULL;
+  if (!ok_plan)
     goto done;
   rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
   rw.image = malloc (rw.a.obj.size);
@@ -792,6 +797,7 @@ rewrite_object (const char *in_path, const char *out_path,
 			       rw.a.obj.big_endian, &seg, st.st_mode, errmsg);
 
  done:
+  free (into);
   free (rw.image);
   free (rw.sb.buf);
   emit_free (&rw.e);
