@@ -40,11 +40,15 @@
 
    - Everything is live after an indirect jump that is not a return
      (tail calls through t9; jumps through switch tables too, unless
-     cfg_liveness_narrow is told their targets), a jump to another function
-     (a tail call) or out of the code, a block that contains an invalid
-     word, a block that falls off its section, a block whose branch is
-     separated from its slot, and any edge to a block of another
-     function.
+     cfg_liveness_narrow is told their targets), a jump out of the
+     code, a block that contains an invalid word, a block that falls off
+     its section, and a block whose branch is separated from its slot.
+     After a jump or a fall into another function, cfg_liveness takes
+     everything as live; cfg_liveness_narrow, which solves the whole
+     object at once, what is live there (the other function's returns
+     are then covered: a function entered in its middle keeps
+     everything live after its returns, one entered at its entry has
+     the jumper's among its entrants).
 
    - A branch into a delay slot (BLOCK_F_SLOT_ENTRY) makes its block
      kill nothing, so that live_in also covers the path that enters at
@@ -332,7 +336,7 @@ block_transfer (const struct code *code, const struct cfg *cfg,
       t->out = 0;
     }
   else if (ctl != NULL && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH)
-	   && !target_inside (cfg, b, ctl))
+	   && !target_inside (cfg, b, ctl) && b->n_succ == 0)
     {
       t->out_kind = OUT_FIXED;
       t->out = LIVE_ALL;
@@ -373,12 +377,12 @@ block_transfer (const struct code *code, const struct cfg *cfg,
 /* Iterate the blocks of function F of CFG to a fixpoint, with the
    transfer functions T (indexed by block).  */
 
-static void
+static bool
 solve_function (struct cfg *cfg, const struct function *f,
 		const struct transfer *t, const struct cfg_edge *tables,
 		const size_t *table_from)
 {
-  bool changed = true;
+  bool changed = true, any = false;
 
   while (changed)
     {
@@ -395,7 +399,11 @@ solve_function (struct cfg *cfg, const struct function *f,
 	      {
 		const struct block *succ = &cfg->blocks[b->succ[s]];
 
-		out |= succ->func == b->func ? succ->live_in : LIVE_ALL;
+		/* Into another function: what is live there, once the
+		   whole object is solved (cfg_liveness_narrow); else
+		   everything.  */
+		out |= succ->func == b->func || table_from != NULL
+		       ? succ->live_in : LIVE_ALL;
 	      }
 	  else if (t[i].out_kind == OUT_TABLE && table_from == NULL)
 	    out = LIVE_ALL;
@@ -408,9 +416,11 @@ solve_function (struct cfg *cfg, const struct function *f,
 	      b->live_out = out;
 	      b->live_in = in;
 	      changed = true;
+	      any = true;
 	    }
 	}
     }
+  return any;
 }
 
 /* Compute live_in and live_out of every block of CFG over CODE.  False
@@ -558,8 +568,14 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		      &t[i]);
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
-  for (size_t f = 0; f < cfg->n_funcs; f++)
-    solve_function (cfg, &cfg->funcs[f], t, edges, table_from);
+  /* Edges into other functions make the solution global: solve every
+     function again until none changes.  */
+  for (bool again = true; again;)
+    {
+      again = false;
+      for (size_t f = cfg->n_funcs; f-- > 0;)
+	again |= solve_function (cfg, &cfg->funcs[f], t, edges, table_from);
+    }
 
   /* Widen the narrowed functions' sets to what their entrants read,
      and solve again the functions whose sets grew, until none grows
@@ -586,9 +602,16 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		block_transfer (code, cfg, &cfg->blocks[i],
 				cfg->blocks[i].start, &t[i]);
 	    }
-	  solve_function (cfg, fn, t, edges, table_from);
 	  changed = true;
 	}
+      if (changed)
+	for (bool again = true; again;)
+	  {
+	    again = false;
+	    for (size_t f = cfg->n_funcs; f-- > 0;)
+	      again |= solve_function (cfg, &cfg->funcs[f], t, edges,
+				       table_from);
+	  }
     }
   ok = true;
 

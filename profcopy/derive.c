@@ -424,6 +424,11 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
 		    : ((w[i].weight + 1) << 8)
 		      | (cost[i] > 255 ? 255 : cost[i]);
   }
+  d->weight = malloc ((n + 1) * sizeof *d->weight);
+  if (d->weight == NULL)
+    goto cleanup;
+  for (size_t i = 0; i < n; i++)
+    d->weight[i] = w[i].weight;
   qsort (w, n, sizeof *w, compare_weighted);
   for (size_t k = 0; k < n; k++)
     {
@@ -517,5 +522,6 @@ derive_free (struct derive *d)
   free (d->measured);
   free (d->rule);
   free (d->links);
+  free (d->weight);
   memset (d, 0, sizeof *d);
 }

@@ -30,6 +30,9 @@ struct derive
   uint32_t *links;		/* 2 * N_LINKS words: child, parent.  */
   size_t n_links;
   size_t n_measured;
+  uint32_t *weight;		/* Per block: how hot it is likely to be
+				   (loop depth, then cost); NULL with
+				   every block measured.  */
 };
 
 /* Choose the blocks of A that need a counter: those whose count does

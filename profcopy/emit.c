@@ -1724,6 +1724,34 @@ hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
   return (insn->writes & avoid) == 0;
 }
 
+/* True if gp is valid at the point before the word at AT of block B
+   (or after B's last word, AT being B's end).  */
+
+static bool
+gp_at_point (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  const struct insn *last;
+
+  if (at < b->end)
+    return e->gp_valid[emit_word_index (e, at)];
+  last = code_insn_at (&e->a->code, at - 4);
+  return last != NULL
+	 && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
+}
+
+/* True if the count may not move past the instruction at AT of CODE:
+   one that may not come back (a system call such as exit, a trap).  */
+
+static bool
+ends_count_scan (const struct code *code, uint32_t at)
+{
+  const struct insn *insn = code_insn_at (code, at);
+
+  return insn == NULL || insn->kind == INSN_INVALID
+	 || (insn->flags & INSN_F_TRAP)
+	 || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL);
+}
+
 /* DEAD without the registers the instruction at AT of block B writes
    (hoistable's condition), when that leaves NEED of them.  */
 
@@ -1769,14 +1797,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 
       if (point_in_llsc (e, b, at))
 	continue;
-      if (at < b->end)
-	gp = e->gp_valid[emit_word_index (e, at)];
-      else
-	{
-	  const struct insn *last = code_insn_at (code, at - 4);
-	  gp = last != NULL
-	       && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
-	}
+      gp = gp_at_point (e, b, at);
       if (!e->fixed_address && gp)
 	{
 	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
@@ -1842,16 +1863,8 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 		}
 	    }
 	}
-      /* Never move the count past an instruction that may not come back
-	 (a system call such as exit, a trap).  */
-      if (at < limit)
-	{
-	  const struct insn *insn = code_insn_at (code, at);
-	  if (insn == NULL || insn->kind == INSN_INVALID
-	      || (insn->flags & INSN_F_TRAP)
-	      || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL))
-	    break;
-	}
+      if (at < limit && ends_count_scan (code, at))
+	break;
     }
 
   if (have_fit)
@@ -1925,13 +1938,138 @@ hoistable (const struct emitter *e, const struct block *b,
 	 && e->long_kind[w] == LONG_NONE && hoist_fits (e, b, p->at, &p->s);
 }
 
+/* Plan the increment of block B (planned in P) as a window counter:
+   at a point of B where gp is valid, with one scratch register (one
+   the next instruction can go into the delay slot with, preferably).
+   False, P unchanged, when gp is valid nowhere before B's control.  */
+
+static bool
+plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  uint32_t limit = ctl != NULL ? ctl->addr : b->end;
+  struct snippet fit, s;
+  uint32_t fit_at = 0;
+  bool have_fit = false;
+
+  if (ctl != NULL && slot == NULL)
+    limit = b->start;
+  for (uint32_t at = b->start; at <= limit; at += 4)
+    {
+      bool gp;
+      uint64_t dead;
+
+      if (point_in_llsc (e, b, at))
+	continue;
+      gp = gp_at_point (e, b, at);
+      if (gp)
+	{
+	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  memset (&s, 0, sizeof s);
+	  s.kind = COUNT_WINDOW;
+	  choose_regs (&s, spare_next (e, b, at, dead, 1), 1, 0, 0);
+	  if (s.n_spill == 0 && hoist_fits (e, b, at, &s))
+	    {
+	      p->at = at;
+	      p->s = s;
+	      return true;
+	    }
+	  if (!have_fit || (fit.n_spill > 0 && s.n_spill == 0))
+	    {
+	      fit = s;
+	      fit_at = at;
+	      have_fit = true;
+	    }
+	}
+      if (at < limit && ends_count_scan (code, at))
+	break;
+    }
+  if (!have_fit)
+    return false;
+  p->at = fit_at;
+  p->s = fit;
+  return true;
+}
+
+/* GOT entries the layout may still add after the window is sized.  */
+#define WINDOW_GOT_MARGIN 1024
+
+/* Order of blocks by derive weight, heaviest first, then by index.  */
+
+static const uint32_t *window_weight;
+
+static int
+compare_by_weight (const void *pa, const void *pb)
+{
+  uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
+
+  if (window_weight[a] != window_weight[b])
+    return window_weight[a] > window_weight[b] ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* Give the hottest counted blocks (by derive's weights) counters in the
+   window after the new GOT, as many as gp reaches, and plan them so.
+   False when out of memory.  */
+
+static bool
+assign_window (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t n_got = e->got.n_old + e->got.n_new + WINDOW_GOT_MARGIN;
+  int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) n_got;
+  size_t cap = room > 0 ? (size_t) (room / 8) : 0;
+  uint32_t *cand;
+  size_t n_cand = 0, n_win = 0;
+
+  e->window_slot = malloc ((cfg->n_blocks + 1) * sizeof *e->window_slot);
+  if (e->window_slot == NULL)
+    return false;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    e->window_slot[i] = -1;
+  if (e->fixed_address || e->derive.weight == NULL || cap == 0)
+    return true;
+  cand = malloc ((cfg->n_blocks + 1) * sizeof *cand);
+  if (cand == NULL)
+    return false;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct count_plan *p = &e->plans[i];
+      if (e->derive.measured[i] && !p->edge && p->s.kind == COUNT_GP)
+	cand[n_cand++] = (uint32_t) i;
+    }
+  window_weight = e->derive.weight;
+  qsort (cand, n_cand, sizeof *cand, compare_by_weight);
+  for (size_t k = 0; k < n_cand && n_win < cap; k++)
+    if (plan_window (e, &cfg->blocks[cand[k]], &e->plans[cand[k]]))
+      {
+	e->window_slot[cand[k]] = 0;
+	n_win++;
+      }
+  free (cand);
+  e->window_blocks = malloc ((n_win + 1) * sizeof *e->window_blocks);
+  if (e->window_blocks == NULL)
+    return false;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    if (e->window_slot[i] == 0 && e->plans[i].s.kind == COUNT_WINDOW)
+      {
+	e->window_slot[i] = (int32_t) e->n_window;
+	e->window_blocks[e->n_window++] = (uint32_t) i;
+      }
+  return true;
+}
+
 /* Words of the snippet planned in P.  */
 
 static uint32_t
 snippet_words (const struct snippet *p)
 {
   uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3
-			     : p->kind == COUNT_T9 ? 2 : 1);
+			     : p->kind == COUNT_T9 ? 2
+			     : p->kind == COUNT_WINDOW ? 0 : 1);
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
@@ -2374,6 +2512,14 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    if (!e->derive.measured[i])
+      {
+	memset (&e->plans[i], 0, sizeof e->plans[i]);
+	e->plans[i].derived = true;
+      }
+  if (!assign_window (e))
+    goto nomem;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
       if (!e->derive.measured[i])
@@ -2384,7 +2530,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	  continue;
 	}
       e->n_edge += p->edge;
-      if (p->s.kind == COUNT_GP)
+      e->n_count_window += p->s.kind == COUNT_WINDOW;
+      if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
 	e->n_count_gp++;
       else if (p->s.kind == COUNT_PC)
 	e->n_count_pc++;
@@ -3019,6 +3166,7 @@ put_island (struct cursor *c, bool over)
     {
       const struct carry *k = &c->carries[i];
       uint32_t r1 = k->r1, r2 = k->r2;
+      int32_t hi_lo;
 
       if (!branch_offset (c, k->retry + 8, c->pc, &off))
 	return;
@@ -3027,11 +3175,19 @@ put_island (struct cursor *c, bool over)
 	return;
       put (c, itype (OP_BEQ, r2, 0, off));		/* sc failed */
       put (c, 0);
-      /* The high word through r1 + 4: LO + 4 may not fit 16 bits.  */
-      put (c, itype (OP_ADDIU, r1, r1, 4));
-      put (c, itype (OP_LL, r1, r2, (uint32_t) k->lo));	/* high: */
+      /* The high word through r1 + 4: LO + 4 may not fit 16 bits.  A
+	 window counter is off gp, whose LO + 4 fits.  */
+      hi_lo = k->lo;
+      if (r1 == REG_GP)
+	{
+	  put (c, 0);
+	  hi_lo += 4;
+	}
+      else
+	put (c, itype (OP_ADDIU, r1, r1, 4));
+      put (c, itype (OP_LL, r1, r2, (uint32_t) hi_lo));	/* high: */
       put (c, itype (OP_ADDIU, r2, r2, 1));
-      put (c, itype (OP_SC, r1, r2, (uint32_t) k->lo));
+      put (c, itype (OP_SC, r1, r2, (uint32_t) hi_lo));
       put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
       put (c, 0);
       if (!branch_offset (c, c->pc, k->retry + 4 * LLSC_WORDS, &off))
@@ -3066,6 +3222,18 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p,
 	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
 	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
 	put_llsc (c, r1, r2, lo, hoist);
+      }
+      break;
+    case COUNT_WINDOW:
+      {
+	int32_t off = (int32_t) (e->window + 8 * (uint32_t) e->window_slot[index]
+				 - e->got.gp);
+	if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
+	  {
+	    c->failed = true;
+	    break;
+	  }
+	put_llsc (c, REG_GP, p->regs[0], off, hoist);
       }
       break;
     case COUNT_T9:
@@ -3679,6 +3847,8 @@ emit_free (struct emitter *e)
   free (e->in_llsc);
   free (e->retarget);
   free (e->xlate);
+  free (e->window_slot);
+  free (e->window_blocks);
   free (e->pad);
   free (e->needs_pad);
   free (e->plans);

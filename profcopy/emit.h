@@ -97,8 +97,10 @@ enum count_kind
   COUNT_GP,			/* Counter chunk from the new GOT via gp.  */
   COUNT_PC,			/* PC-relative through bal (no valid gp).  */
   COUNT_ABS,			/* Absolute address (fixed-address objects).  */
-  COUNT_T9			/* Relative to t9, which holds the new address
+  COUNT_T9,			/* Relative to t9, which holds the new address
 				   of the function's entry.  */
+  COUNT_WINDOW			/* A counter of the window after the new GOT,
+				   straight off gp.  */
 };
 
 struct emitter
@@ -153,11 +155,18 @@ struct emitter
   uint32_t old_start, old_end;	/* The original code range of the map.  */
   uint32_t text_size;
   uint32_t counters;		/* Address of the counter array.  */
+  /* The window: N_WINDOW counters right after the new GOT at WINDOW
+     (set with the GOT's address), for the blocks WINDOW_BLOCKS lists in
+     ascending order; WINDOW_SLOT[i] is block i's, or -1.  */
+  uint32_t window;
+  uint32_t n_window;
+  uint32_t *window_blocks;
+  int32_t *window_slot;
   struct new_got got;
 
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
-  size_t n_hoisted;
+  size_t n_hoisted, n_count_window;
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;

@@ -13,7 +13,11 @@
      text         the counted copy of the code (emit.c)
      map          new address of every original code word
      blocks       the block table
+     window blocks  the blocks counted in the window, ascending
+     derive       how the uncounted blocks' counts follow (derive.c)
      got          the GOT, moved here with new local entries
+     window       2 x 32 bits per block counted straight off gp (the
+		  hottest, as far as gp reaches past the GOT), zero
      dynamic      (main program only) the dynamic section, moved to add
 		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN
      counters     2 x 32 bits per block, zero (not in the file)
@@ -573,7 +577,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   bool be = obj->big_endian;
   uint32_t max_end = 0, text_start, text_end;
   size_t hdr, path_off, id_off = 0, text_off, map_off, blocks_off, got_off;
-  size_t derive_off = 0;
+  size_t derive_off = 0, wblocks_off = 0, window_off = 0;
   char *real = realpath (in_path, NULL);
   const char *path = real != NULL ? real : in_path;
   unsigned char *h;
@@ -612,6 +616,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   text_end = e->old_end;
   map_off = seg_reserve (sb, text_end - text_start, 4);
   blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
+  if (e->n_window > 0)
+    wblocks_off = seg_reserve (sb, 4 * e->n_window, 4);
   if (e->derive.n_measured < cfg->n_blocks)
     {
       derive_off = seg_reserve (sb, 8 + 4 * cfg->n_blocks
@@ -620,10 +626,22 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	goto nomem;
     }
   got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
+  /* The window right after the GOT, within gp's reach.  */
+  if (e->n_window > 0)
+    window_off = seg_reserve (sb, 8 * e->n_window, 8);
   if (map_off == (size_t) -1 || blocks_off == (size_t) -1
-      || got_off == (size_t) -1)
+      || got_off == (size_t) -1 || wblocks_off == (size_t) -1
+      || window_off == (size_t) -1)
     goto nomem;
   e->got.addr = sb->vaddr + (uint32_t) got_off;
+  e->window = sb->vaddr + (uint32_t) window_off;
+  if (e->n_window > 0)
+    {
+      unsigned char *wb = sb->buf + wblocks_off;
+      memset (sb->buf + window_off, 0, 8 * e->n_window);
+      for (uint32_t k = 0; k < e->n_window; k++, wb += 4)
+	put32 (wb, e->window_blocks[k], be);
+    }
   rw->map_addr = sb->vaddr + (uint32_t) map_off;
   if (!build_eh (rw, errmsg))
     goto fail;
@@ -710,6 +728,10 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
+  put32 (h + 76, e->n_window > 0 ? e->window : 0, be);
+  put32 (h + 80, e->n_window, be);
+  put32 (h + 84, e->n_window > 0 ? sb->vaddr + (uint32_t) wblocks_off : 0,
+	 be);
 
   apply_relocs (rw);
   move_got_relocs (rw);
@@ -772,7 +794,8 @@ rewrite_object (const char *in_path, const char *out_path,
   if (opts->verbose)
     fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
 	     "others' counts, %zu counted through gp, %zu through t9, "
-	     "%zu pc-relative, %zu absolute, %zu with saved registers, "
+	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
+	     "%zu with saved registers, "
 	     "%zu with the next instruction in their delay slot, "
 	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
@@ -780,7 +803,7 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
 	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs,
-	     rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge, rw.e.n_long_calls,
+	     rw.e.n_count_window, rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
 

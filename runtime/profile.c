@@ -280,17 +280,24 @@ pairs_stored (uint32_t n)
     flush ();
 }
 
+struct seg_view;
+static uint64_t live_count (const volatile struct pc_counter *counters,
+			    const struct seg_view *view, uint32_t b,
+			    uint32_t *j);
+
 /* Append the block table and the counts of N blocks: BLOCKS (link-time
-   start and size), and COUNTS or, when it is NULL, the live COUNTERS.
+   start and size), and COUNTS or, when it is NULL, the live COUNTERS
+   (and the window counters of VIEW).
    Whole words go straight into the buffer, a buffer's worth at a time:
    this is the bulk of every profile.  */
 
 static void
 put_blocks_and_counts (const struct pc_block *blocks, uint32_t n,
 		       const uint64_t *counts,
-		       const volatile struct pc_counter *counters)
+		       const volatile struct pc_counter *counters,
+		       const struct seg_view *view)
 {
-  uint32_t *w, m;
+  uint32_t *w, m, j = 0;
 
   for (uint32_t b = 0; b < n; b += m)
     {
@@ -314,13 +321,15 @@ put_blocks_and_counts (const struct pc_block *blocks, uint32_t n,
       m = pair_room (n - b, &w);
       if (m == 0)
 	{
-	  put64 (counts != NULL ? counts[b] : read_count (&counters[b]));
+	  put64 (counts != NULL ? counts[b]
+		 : live_count (counters, view, b, &j));
 	  m = 1;
 	  continue;
 	}
       for (uint32_t k = b; k < b + m; k++, w += 2)
 	{
-	  uint64_t v = counts != NULL ? counts[k] : read_count (&counters[k]);
+	  uint64_t v = counts != NULL ? counts[k]
+		       : live_count (counters, view, k, &j);
 	  w[0] = le32 ((uint32_t) v);
 	  w[1] = le32 ((uint32_t) (v >> 32));
 	}
@@ -361,6 +370,9 @@ struct seg_view
   size_t path_len;
   const unsigned char *build_id;
   uint32_t build_id_len;
+  const volatile struct pc_counter *window;	/* segment.h */
+  const uint32_t *window_blocks;
+  uint32_t n_window;
 };
 
 /* If segment I of the object INFO describes is a PT_LOAD that starts
@@ -391,7 +403,13 @@ find_segment (const struct dl_phdr_info *info, size_t i,
       || !in_object (info, h->path, 1, &end)
       || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
       || (h->build_id_len != 0
-	  && !in_object (info, h->build_id, h->build_id_len, NULL)))
+	  && !in_object (info, h->build_id, h->build_id_len, NULL))
+      || h->n_window > h->n_blocks
+      || (h->n_window != 0
+	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
+	      || !in_object (info, h->window,
+			     h->n_window * sizeof (struct pc_counter), NULL)
+	      || !in_object (info, h->window_blocks, h->n_window * 4, NULL))))
     return false;
 
   view->header = h;
@@ -403,6 +421,9 @@ find_segment (const struct dl_phdr_info *info, size_t i,
     return false;
   view->build_id_len = h->build_id_len;
   view->build_id = (const unsigned char *) (bias + h->build_id);
+  view->n_window = h->n_window;
+  view->window = (const volatile struct pc_counter *) (bias + h->window);
+  view->window_blocks = (const uint32_t *) (bias + h->window_blocks);
   return true;
 }
 
@@ -421,6 +442,22 @@ read_count (const volatile struct pc_counter *c)
     }
   while (high != c->high);
   return (uint64_t) high << 32 | low;
+}
+
+/* The live count of block B: its counter, plus its window counter
+   when VIEW has one (*J walks VIEW's ascending window_blocks).  */
+
+static uint64_t
+live_count (const volatile struct pc_counter *counters,
+	    const struct seg_view *view, uint32_t b, uint32_t *j)
+{
+  uint64_t v = read_count (&counters[b]);
+
+  while (*j < view->n_window && view->window_blocks[*j] < b)
+    ++*j;
+  if (*j < view->n_window && view->window_blocks[*j] == b)
+    v += read_count (&view->window[*j]);
+  return v;
 }
 
 /* The counters of one profiled object, copied by profcopy_snapshot.  */
@@ -717,6 +754,19 @@ profcopy_snapshot (void)
       c = (const volatile struct pc_counter *) (l->l_addr + h->counters);
       for (uint32_t b = 0; b < h->n_blocks; b++)
 	counts[b] = read_count (&c[b]);
+      if (h->n_window != 0 && h->n_window <= h->n_blocks
+	  && snap_in_object (phdr, phnum, h->window,
+			     h->n_window * sizeof (struct pc_counter))
+	  && snap_in_object (phdr, phnum, h->window_blocks, h->n_window * 4))
+	{
+	  const volatile struct pc_counter *win
+	    = (const volatile struct pc_counter *) (l->l_addr + h->window);
+	  const uint32_t *wb = (const uint32_t *) (l->l_addr
+						   + h->window_blocks);
+	  for (uint32_t k = 0; k < h->n_window; k++)
+	    if (wb[k] < h->n_blocks)
+	      counts[wb[k]] += read_count (&win[k]);
+	}
       d = snap_derive (h, l->l_addr, phdr, phnum);
       if (d != NULL && d->n_vertices <= n_vertices)
 	{
@@ -846,7 +896,7 @@ put_record (const struct seg_view *view, uintptr_t bias)
   put_bytes (view->build_id, view->build_id_len);
   put_zeros (bid_pad - view->build_id_len);
   put_blocks_and_counts (view->blocks, h->n_blocks,
-			 snapshot_counts (h, bias), view->counters);
+			 snapshot_counts (h, bias), view->counters, view);
 }
 
 /* dl_iterate_phdr callback: visit the profcopy segments of the object
@@ -866,8 +916,12 @@ visit_object (struct dl_phdr_info *info, size_t size, void *data)
 	if (pass->write)
 	  put_record (&view, info->dlpi_addr);
 	else
-	  for (uint32_t b = 0; b < n; b++)
-	    pass->total += read_count (&view.counters[b]);
+	  {
+	    for (uint32_t b = 0; b < n; b++)
+	      pass->total += read_count (&view.counters[b]);
+	    for (uint32_t k = 0; k < view.n_window; k++)
+	      pass->total += read_count (&view.window[k]);
+	  }
 	pass->n_objects++;
 	pass->n_blocks += n;
 	/* One profcopy segment an object.  */

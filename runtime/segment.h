@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 2
+#define PC_SEGMENT_VERSION 3
 
 struct pc_segment_header
 {
@@ -46,6 +46,14 @@ struct pc_segment_header
      0.  */
   uint32_t probe_enter;
   uint32_t probe_exit;
+  /* The window: N_WINDOW more counters (struct pc_counter, zero at
+     start) right after the GOT, within gp's reach, for the blocks
+     WINDOW_BLOCKS lists (uint32_t block indices, ascending); a block
+     counted there leaves its own counter at zero, and its count is the
+     sum of the two.  */
+  uint32_t window;
+  uint32_t n_window;
+  uint32_t window_blocks;
 };
 
 /* The object is the main program.  */
