@@ -423,6 +423,12 @@ const struct function *
 cfg_function_at (const struct cfg *cfg, uint32_t addr)
 {
   size_t lo = 0, hi = cfg->n_funcs;
+  long b = block_index (cfg, addr);
+
+  /* A word of code: its block knows (a function is the run of blocks
+     from its entry to the next).  */
+  if (b >= 0)
+    return &cfg->funcs[cfg->blocks[b].func];
 
   while (lo < hi)
     {

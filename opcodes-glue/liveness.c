@@ -532,6 +532,174 @@ mark_tables (struct cfg *cfg, struct cfg_edge *e, size_t n,
     }
 }
 
+/* Dependencies between functions in compressed rows: the functions
+   that function F's changes concern are to[first[F] ... first[F+1]-1].  */
+struct deps
+{
+  uint32_t *first, *to;
+};
+
+/* Fill D from the N pairs (from, to) PAIRS of N_FUNCS functions.  */
+
+static bool
+deps_build (struct deps *d, const uint32_t (*pairs)[2], size_t n,
+	    size_t n_funcs)
+{
+  d->first = calloc (n_funcs + 2, sizeof *d->first);
+  d->to = malloc ((n + 1) * sizeof *d->to);
+  if (d->first == NULL || d->to == NULL)
+    return false;
+  for (size_t k = 0; k < n; k++)
+    d->first[pairs[k][0] + 2]++;
+  for (size_t f = 0; f < n_funcs; f++)
+    d->first[f + 2] += d->first[f + 1];
+  for (size_t k = 0; k < n; k++)
+    d->to[d->first[pairs[k][0] + 1]++] = pairs[k][1];
+  return true;
+}
+
+/* Solve every function of CFG over CODE to the least solution: the
+   functions NARROW marks take their ret_live from their entrants
+   (BY_FUNC, FROM as in cfg_liveness_narrow), and a function is solved
+   again when a function it jumps into, or whose entrants it holds,
+   changed.  T holds the transfers.  False when out of memory.  */
+
+static bool
+solve_all (const struct code *code, struct cfg *cfg,
+	   const unsigned char *narrow, const struct cfg_entrant *by_func,
+	   const size_t *from, struct transfer *t,
+	   const struct cfg_edge *edges, const size_t *table_from)
+{
+  size_t nf = cfg->n_funcs, n_pairs = 0, max_pairs = 1024, sp = 0;
+  uint32_t (*pairs)[2] = malloc (max_pairs * sizeof *pairs);
+  uint32_t *stack = malloc ((nf + 1) * sizeof *stack);
+  unsigned char *queued = malloc (nf + 1);
+  unsigned char *grew = calloc (nf + 1, 1);
+  struct deps users = { NULL, NULL }, callers = { NULL, NULL };
+  bool ok = false;
+
+  if (pairs == NULL || stack == NULL || queued == NULL || grew == NULL)
+    goto done;
+  /* USERS: a function jumps or falls into another's blocks.  */
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+      {
+	uint32_t g = cfg->blocks[i].func;
+	uint32_t f = cfg->blocks[cfg->blocks[i].succ[k]].func;
+	if (f == g)
+	  continue;
+	if (n_pairs == max_pairs)
+	  {
+	    uint32_t (*p)[2] = realloc (pairs, 2 * max_pairs * sizeof *p);
+	    if (p == NULL)
+	      goto done;
+	    pairs = p;
+	    max_pairs *= 2;
+	  }
+	pairs[n_pairs][0] = f;
+	pairs[n_pairs++][1] = g;
+      }
+  if (!deps_build (&users, (const uint32_t (*)[2]) pairs, n_pairs, nf))
+    goto done;
+  /* CALLERS: a function holds entrants of a narrowed one.  */
+  n_pairs = 0;
+  for (size_t h = 0; h < nf; h++)
+    for (size_t k = from[h]; k < from[h + 1]; k++)
+      {
+	if (n_pairs == max_pairs)
+	  {
+	    uint32_t (*p)[2] = realloc (pairs, 2 * max_pairs * sizeof *p);
+	    if (p == NULL)
+	      goto done;
+	    pairs = p;
+	    max_pairs *= 2;
+	  }
+	pairs[n_pairs][0] = cfg->blocks[by_func[k].block].func;
+	pairs[n_pairs++][1] = (uint32_t) h;
+      }
+  if (!deps_build (&callers, (const uint32_t (*)[2]) pairs, n_pairs, nf))
+    goto done;
+
+  /* What the entrants bring before anything is solved: the returns of
+     the functions that jump in.  */
+  for (size_t h = 0; h < nf; h++)
+    if (narrow[h])
+      {
+	struct function *fn = &cfg->funcs[h];
+	fn->ret_live |= entered_live (code, cfg, by_func + from[h],
+				      from[h + 1] - from[h]);
+	for (uint32_t j = 0; j < fn->n_blocks; j++)
+	  {
+	    uint32_t i = fn->first_block + j;
+	    if (cfg->blocks[i].flags & BLOCK_F_RETURN)
+	      block_transfer (code, cfg, &cfg->blocks[i],
+			      cfg->blocks[i].start, &t[i]);
+	  }
+      }
+  for (size_t f = nf; f-- > 0;)
+    {
+      stack[sp++] = (uint32_t) f;
+      queued[f] = 1;
+    }
+  while (sp > 0)
+    {
+      uint32_t f = stack[--sp];
+
+      queued[f] = 0;
+      /* A wider ret_live concerns the functions F jumps into even when
+	 none of F's own sets changes (F may have no return).  */
+      if (!solve_function (cfg, &cfg->funcs[f], t, edges, table_from)
+	  && !grew[f])
+	continue;
+      grew[f] = 0;
+      for (uint32_t k = users.first[f]; k < users.first[f + 1]; k++)
+	if (!queued[users.to[k]])
+	  {
+	    queued[users.to[k]] = 1;
+	    stack[sp++] = users.to[k];
+	  }
+      for (uint32_t k = callers.first[f]; k < callers.first[f + 1]; k++)
+	{
+	  uint32_t h = callers.to[k];
+	  struct function *fn = &cfg->funcs[h];
+	  uint64_t live;
+
+	  if (!narrow[h])
+	    continue;
+	  live = entered_live (code, cfg, by_func + from[h],
+			       from[h + 1] - from[h]);
+	  if ((live | fn->ret_live) == fn->ret_live)
+	    continue;
+	  fn->ret_live |= live;
+	  for (uint32_t j = 0; j < fn->n_blocks; j++)
+	    {
+	      uint32_t i = fn->first_block + j;
+	      if (cfg->blocks[i].flags & BLOCK_F_RETURN)
+		block_transfer (code, cfg, &cfg->blocks[i],
+				cfg->blocks[i].start, &t[i]);
+	    }
+	  grew[h] = 1;
+	  if (!queued[h])
+	    {
+	      queued[h] = 1;
+	      stack[sp++] = h;
+	    }
+	}
+    }
+  ok = true;
+
+ done:
+  free (pairs);
+  free (stack);
+  free (queued);
+  free (grew);
+  free (users.first);
+  free (users.to);
+  free (callers.first);
+  free (callers.to);
+  return ok;
+}
+
 bool
 cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		     const unsigned char *narrow,
@@ -543,7 +711,6 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   struct cfg_entrant *by_func = malloc ((n_in + 1) * sizeof *by_func);
   struct cfg_edge *edges = malloc ((n_tables + 1) * sizeof *edges);
   size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
-  bool changed = true;
   bool ok = false;
 
   if (t == NULL || from == NULL || by_func == NULL || edges == NULL
@@ -568,51 +735,12 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		      &t[i]);
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
-  /* Edges into other functions make the solution global: solve every
-     function again until none changes.  */
-  for (bool again = true; again;)
-    {
-      again = false;
-      for (size_t f = cfg->n_funcs; f-- > 0;)
-	again |= solve_function (cfg, &cfg->funcs[f], t, edges, table_from);
-    }
-
-  /* Widen the narrowed functions' sets to what their entrants read,
-     and solve again the functions whose sets grew, until none grows
-     (the sets only grow, so this ends at the least solution).  */
-  while (changed)
-    {
-      changed = false;
-      for (size_t f = 0; f < cfg->n_funcs; f++)
-	{
-	  struct function *fn = &cfg->funcs[f];
-	  uint64_t live;
-
-	  if (!narrow[f])
-	    continue;
-	  live = entered_live (code, cfg, by_func + from[f],
-			       from[f + 1] - from[f]);
-	  if ((live | fn->ret_live) == fn->ret_live)
-	    continue;
-	  fn->ret_live |= live;
-	  for (uint32_t k = 0; k < fn->n_blocks; k++)
-	    {
-	      uint32_t i = fn->first_block + k;
-	      if (cfg->blocks[i].flags & BLOCK_F_RETURN)
-		block_transfer (code, cfg, &cfg->blocks[i],
-				cfg->blocks[i].start, &t[i]);
-	    }
-	  changed = true;
-	}
-      if (changed)
-	for (bool again = true; again;)
-	  {
-	    again = false;
-	    for (size_t f = cfg->n_funcs; f-- > 0;)
-	      again |= solve_function (cfg, &cfg->funcs[f], t, edges,
-				       table_from);
-	  }
-    }
+  /* Edges into other functions and the entrants' sets make the
+     solution global: a worklist of functions, each solved again when
+     something it reads changed (the sets only grow, so this ends at
+     the least solution).  */
+  if (!solve_all (code, cfg, narrow, by_func, from, t, edges, table_from))
+    goto done;
   ok = true;
 
  done:

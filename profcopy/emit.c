@@ -1994,7 +1994,8 @@ plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
   return true;
 }
 
-/* GOT entries the layout may still add after the window is sized.  */
+/* GOT entries the layout may still add (for long branches) after the
+   window is sized; emit_window_fit mends the rare excess.  */
 #define WINDOW_GOT_MARGIN 1024
 
 /* Order of blocks by derive weight, heaviest first, then by index.  */
@@ -2020,16 +2021,11 @@ assign_window (struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
   uint32_t n_got = e->got.n_old + e->got.n_new + WINDOW_GOT_MARGIN;
-  int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) n_got;
+  int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
   size_t cap = room > 0 ? (size_t) (room / 8) : 0;
   uint32_t *cand;
   size_t n_cand = 0, n_win = 0;
 
-  e->window_slot = malloc ((cfg->n_blocks + 1) * sizeof *e->window_slot);
-  if (e->window_slot == NULL)
-    return false;
-  for (size_t i = 0; i < cfg->n_blocks; i++)
-    e->window_slot[i] = -1;
   if (e->fixed_address || e->derive.weight == NULL || cap == 0)
     return true;
   cand = malloc ((cfg->n_blocks + 1) * sizeof *cand);
@@ -2415,6 +2411,42 @@ mark_probes (struct emitter *e)
   return true;
 }
 
+/* Count the kinds of the plans of E for -v, and decide which take the
+   next instruction into their delay slot.  */
+
+static void
+count_plans (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+
+  e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
+  e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
+  e->n_hoisted = 0;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      if (p->derived)
+	{
+	  e->n_derived++;
+	  continue;
+	}
+      e->n_edge += p->edge;
+      e->n_count_window += p->s.kind == COUNT_WINDOW;
+      if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
+	e->n_count_gp++;
+      else if (p->s.kind == COUNT_PC)
+	e->n_count_pc++;
+      else if (p->s.kind == COUNT_T9)
+	e->n_count_t9++;
+      else
+	e->n_count_abs++;
+      if (p->s.n_spill > 0)
+	e->n_spilled++;
+      p->s.hoist = hoistable (e, &cfg->blocks[i], p);
+      e->n_hoisted += p->s.hoist;
+    }
+}
+
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	   bool calls, const uint32_t *into, char **errmsg)
@@ -2517,37 +2549,15 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	memset (&e->plans[i], 0, sizeof e->plans[i]);
 	e->plans[i].derived = true;
       }
-  if (!assign_window (e))
+  e->window_slot = malloc ((a->cfg.n_blocks + 1) * sizeof *e->window_slot);
+  if (e->window_slot == NULL)
     goto nomem;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    {
-      struct count_plan *p = &e->plans[i];
-      if (!e->derive.measured[i])
-	{
-	  memset (p, 0, sizeof *p);
-	  p->derived = true;
-	  e->n_derived++;
-	  continue;
-	}
-      e->n_edge += p->edge;
-      e->n_count_window += p->s.kind == COUNT_WINDOW;
-      if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
-	e->n_count_gp++;
-      else if (p->s.kind == COUNT_PC)
-	e->n_count_pc++;
-      else if (p->s.kind == COUNT_T9)
-	e->n_count_t9++;
-      else
-	e->n_count_abs++;
-      if (p->s.n_spill > 0)
-	e->n_spilled++;
-    }
+    e->window_slot[i] = -1;
+  if (!assign_window (e))
+    goto nomem;
   plan_translations (e);
-  for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    {
-      e->plans[i].s.hoist = hoistable (e, &a->cfg.blocks[i], &e->plans[i]);
-      e->n_hoisted += e->plans[i].s.hoist;
-    }
+  count_plans (e);
   return true;
 
  nomem:
@@ -2994,6 +3004,59 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
     }
   *errmsg = strdup ("the layout of long branches does not settle");
   return false;
+}
+
+bool
+emit_window_fit (struct emitter *e, char **errmsg)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  struct new_got *g = &e->got;
+
+  for (;;)
+    {
+      uint32_t got_bytes = (4 * (g->n_old + g->n_new) + 7) & ~7u;
+      uint32_t cap = got_bytes < 0x7ff0 + 0x7ff8
+		     ? (0x7ff0 + 0x7ff8 - got_bytes) / 8 : 0;
+      uint32_t *order;
+      size_t drop;
+
+      if (e->n_window <= cap)
+	return true;
+      /* Give the coldest window blocks their ordinary counters back.  */
+      order = malloc ((e->n_window + 1) * sizeof *order);
+      if (order == NULL)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      memcpy (order, e->window_blocks, e->n_window * sizeof *order);
+      window_weight = e->derive.weight;
+      qsort (order, e->n_window, sizeof *order, compare_by_weight);
+      drop = e->n_window - cap + cap / 16;
+      for (size_t k = e->n_window - drop; k < e->n_window; k++)
+	{
+	  struct count_plan *p = &e->plans[order[k]];
+	  e->window_slot[order[k]] = -1;
+	  if (!plan_block (e, &cfg->blocks[order[k]], p, errmsg))
+	    {
+	      free (order);
+	      return false;
+	    }
+	}
+      free (order);
+      e->n_window = 0;
+      for (size_t i = 0; i < cfg->n_blocks; i++)
+	if (e->window_slot[i] >= 0)
+	  {
+	    e->window_slot[i] = (int32_t) e->n_window;
+	    e->window_blocks[e->n_window++] = (uint32_t) i;
+	  }
+      count_plans (e);
+      free (g->new_values);
+      g->new_values = NULL;
+      if (!emit_layout (e, e->text_addr, errmsg))
+	return false;
+    }
 }
 
 /* Output cursor.  */

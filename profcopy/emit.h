@@ -190,6 +190,12 @@ bool emit_narrow_liveness (struct analysis *a, uint32_t **into);
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 		bool calls, const uint32_t *into, char **errmsg);
 
+/* After emit_layout: if the GOT grew so much that the window after it
+   leaves gp's reach, give the coldest window blocks ordinary counters
+   and lay the text out again, until it fits.  False with *ERRMSG on
+   failure.  */
+bool emit_window_fit (struct emitter *e, char **errmsg);
+
 #define PROBE_ENTRY	1
 #define PROBE_EXIT	2
 

@@ -608,7 +608,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 		   + offsetof (struct pc_segment_header, probe_enter);
   /* The text first: its size decides every later address.  */
   text_off = (sb->size + 15) & ~(size_t) 15;
-  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg))
+  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg)
+      || !emit_window_fit (e, errmsg))
     goto fail;
   if (seg_reserve (sb, e->text_size, 16) != text_off)
     goto nomem;
