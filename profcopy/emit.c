@@ -2503,11 +2503,16 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   e->calls = calls;
   e->probe = calloc (total + 1, 1);
-  e->probe_stub = calloc (total + 1, sizeof *e->probe_stub);
-  e->probe_new_stub = calloc (total + 1, 1);
-  e->past_probe = calloc (total + 1, sizeof *e->past_probe);
-  if (e->probe == NULL || e->probe_stub == NULL || e->probe_new_stub == NULL
-      || e->past_probe == NULL)
+  /* The probe sites' tables: only --calls has any.  */
+  if (calls)
+    {
+      e->probe_stub = calloc (total + 1, sizeof *e->probe_stub);
+      e->probe_new_stub = calloc (total + 1, 1);
+      e->past_probe = calloc (total + 1, sizeof *e->past_probe);
+    }
+  if (e->probe == NULL
+      || (calls && (e->probe_stub == NULL || e->probe_new_stub == NULL
+		    || e->past_probe == NULL)))
     goto nomem;
   if (calls && !mark_probes (e))
     goto nomem;
