@@ -259,7 +259,7 @@ struct tracked
 
 /* True if INSN reads what T follows.  */
 
-static bool
+static inline bool
 reads_tracked (const struct tracked *t, const struct insn *insn)
 {
   if (!t->slot)
@@ -271,7 +271,7 @@ reads_tracked (const struct tracked *t, const struct insn *insn)
    store that overlaps it, and any change of sp, which makes the offset
    mean another word.  */
 
-static bool
+static inline bool
 writes_tracked (const struct tracked *t, const struct insn *insn)
 {
   if (!t->slot)
