@@ -539,6 +539,26 @@ struct deps
   uint32_t *first, *to;
 };
 
+/* Append the pair (A, B) to *PAIRS (*N of them, room for *MAX).  False
+   when out of memory.  */
+
+static bool
+pair_add (uint32_t (**pairs)[2], size_t *n, size_t *max, uint32_t a,
+	  uint32_t b)
+{
+  if (*n == *max)
+    {
+      uint32_t (*p)[2] = realloc (*pairs, 2 * *max * sizeof *p);
+      if (p == NULL)
+	return false;
+      *pairs = p;
+      *max *= 2;
+    }
+  (*pairs)[*n][0] = a;
+  (*pairs)[(*n)++][1] = b;
+  return true;
+}
+
 /* Fill D from the N pairs (from, to) PAIRS of N_FUNCS functions.  */
 
 static bool
@@ -588,16 +608,8 @@ solve_all (const struct code *code, struct cfg *cfg,
 	uint32_t f = cfg->blocks[cfg->blocks[i].succ[k]].func;
 	if (f == g)
 	  continue;
-	if (n_pairs == max_pairs)
-	  {
-	    uint32_t (*p)[2] = realloc (pairs, 2 * max_pairs * sizeof *p);
-	    if (p == NULL)
-	      goto done;
-	    pairs = p;
-	    max_pairs *= 2;
-	  }
-	pairs[n_pairs][0] = f;
-	pairs[n_pairs++][1] = g;
+	if (!pair_add (&pairs, &n_pairs, &max_pairs, f, g))
+	  goto done;
       }
   if (!deps_build (&users, (const uint32_t (*)[2]) pairs, n_pairs, nf))
     goto done;
@@ -606,16 +618,9 @@ solve_all (const struct code *code, struct cfg *cfg,
   for (size_t h = 0; h < nf; h++)
     for (size_t k = from[h]; k < from[h + 1]; k++)
       {
-	if (n_pairs == max_pairs)
-	  {
-	    uint32_t (*p)[2] = realloc (pairs, 2 * max_pairs * sizeof *p);
-	    if (p == NULL)
-	      goto done;
-	    pairs = p;
-	    max_pairs *= 2;
-	  }
-	pairs[n_pairs][0] = cfg->blocks[by_func[k].block].func;
-	pairs[n_pairs++][1] = (uint32_t) h;
+	if (!pair_add (&pairs, &n_pairs, &max_pairs,
+		       cfg->blocks[by_func[k].block].func, (uint32_t) h))
+	  goto done;
       }
   if (!deps_build (&callers, (const uint32_t (*)[2]) pairs, n_pairs, nf))
     goto done;

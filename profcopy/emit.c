@@ -1739,6 +1739,21 @@ gp_at_point (const struct emitter *e, const struct block *b, uint32_t at)
 	 && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
 }
 
+/* The last point of block B over CODE where a count may go: its
+   control instruction (the count goes before it), its end when it has
+   none, its start when the control's delay slot is not in it.  */
+
+static uint32_t
+scan_limit (const struct code *code, const struct block *b)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+
+  if (ctl == NULL)
+    return b->end;
+  return slot == NULL ? b->start : ctl->addr;
+}
+
 /* True if the count may not move past the instruction at AT of CODE:
    one that may not come back (a system call such as exit, a trap).  */
 
@@ -1775,9 +1790,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 {
   const struct code *code = &e->a->code;
   const struct cfg *cfg = &e->a->cfg;
-  const struct insn *slot;
-  const struct insn *ctl = cfg_block_control (code, b, &slot);
-  uint32_t limit = ctl != NULL ? ctl->addr : b->end;
+  uint32_t limit = scan_limit (code, b);
   uint32_t first_gp = 0, first_t9 = 0, t9_free = 0;
   bool have_gp = false, have_t9 = false, have_t9_free = false;
   bool have_t9_fit = false;
@@ -1786,9 +1799,6 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 				   into the delay slot.  */
   uint32_t fit_at = 0;
   bool have_fit = false;
-
-  if (ctl != NULL && slot == NULL)
-    limit = b->start;
 
   for (uint32_t at = b->start; at <= limit; at += 4)
     {
@@ -1948,15 +1958,11 @@ plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
 {
   const struct code *code = &e->a->code;
   const struct cfg *cfg = &e->a->cfg;
-  const struct insn *slot;
-  const struct insn *ctl = cfg_block_control (code, b, &slot);
-  uint32_t limit = ctl != NULL ? ctl->addr : b->end;
+  uint32_t limit = scan_limit (code, b);
   struct snippet fit, s;
   uint32_t fit_at = 0;
   bool have_fit = false;
 
-  if (ctl != NULL && slot == NULL)
-    limit = b->start;
   for (uint32_t at = b->start; at <= limit; at += 4)
     {
       bool gp;
