@@ -1211,6 +1211,129 @@ gp_dataflow (struct emitter *e, char **errmsg)
   return true;
 }
 
+/* The saved-gp state after INSN at word W, from STATE (an sp offset, or
+   -1): `sw gp,K(sp)' with gp valid saves it; a change of sp or another
+   store over the slot loses it; calls cannot touch the frame.  */
+
+static int32_t
+gp_saved_step (const struct emitter *e, long w, int32_t state,
+	       const struct insn *insn)
+{
+  if (insn->writes & R (REG_SP))
+    return -1;
+  if (!(insn->flags & INSN_F_STORE) || insn->rs != REG_SP)
+    return state;
+  if (insn->op == OP_SW && insn->rt == REG_GP && e->gp_valid[w]
+      && insn->imm >= 0 && insn->imm <= 0x7fff - 16)
+    return insn->imm;
+  if (state >= 0 && insn->imm > state - 8 && insn->imm < state + 4)
+    return -1;
+  return state;
+}
+
+/* Find, for every word, the frame slot that holds a valid gp (the o32
+   .cprestore slot a PIC function saves gp in): a forward must-dataflow
+   over each function's blocks and switch tables, from nothing at every
+   way in that is not a visible edge.  False when out of memory.  */
+
+static bool
+gp_saved_dataflow (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  size_t n = cfg->n_blocks;
+  int32_t *in = malloc ((n + 1) * sizeof *in);
+  unsigned char *entry = calloc (n + 1, 1);
+  bool changed = true;
+
+  if (in == NULL || entry == NULL)
+    {
+      free (in);
+      free (entry);
+      return false;
+    }
+  mark_entries (e, entry);
+  /* -2: not reached yet.  */
+  for (size_t i = 0; i < n; i++)
+    in[i] = entry[i] ? -1 : -2;
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  int32_t st = in[i];
+
+	  if (st == -2)
+	    continue;
+	  for (uint32_t x = b->start; x < b->end; x += 4)
+	    {
+	      const struct insn *insn = code_insn_at (code, x);
+	      st = insn == NULL ? -1
+		   : gp_saved_step (e, emit_word_index (e, x), st, insn);
+	    }
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    {
+	      uint32_t t = b->succ[k];
+	      int32_t v = cfg->blocks[t].func != b->func ? -1 : st;
+	      int32_t m = in[t] == -2 ? v : in[t] == v ? v : -1;
+	      if (m != in[t])
+		{
+		  in[t] = m;
+		  changed = true;
+		}
+	    }
+	}
+      for (size_t r = 0; r < a->relocs.n_entries; r++)
+	{
+	  const struct reloc_entry *re = &a->relocs.entries[r];
+	  const struct block *from, *to;
+	  int32_t st, m;
+
+	  if (re->type != RELOC_JUMP_TABLE)
+	    continue;
+	  from = cfg_block_at (cfg, re->aux2);
+	  to = cfg_block_at (cfg, re->target);
+	  if (from == NULL || to == NULL || to->start != re->target)
+	    continue;
+	  st = in[from - cfg->blocks];
+	  if (st == -2)
+	    continue;
+	  for (uint32_t x = from->start; x < from->end; x += 4)
+	    {
+	      const struct insn *insn = code_insn_at (code, x);
+	      st = insn == NULL ? -1
+		   : gp_saved_step (e, emit_word_index (e, x), st, insn);
+	    }
+	  if (to->func != from->func)
+	    st = -1;
+	  m = in[to - cfg->blocks] == -2 ? st
+	      : in[to - cfg->blocks] == st ? st : -1;
+	  if (m != in[to - cfg->blocks])
+	    {
+	      in[to - cfg->blocks] = m;
+	      changed = true;
+	    }
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      int32_t st = in[i] < 0 ? -1 : in[i];
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  long w = emit_word_index (e, x);
+	  const struct insn *insn = code_insn_at (code, x);
+	  e->gp_saved[w] = (int16_t) st;
+	  st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
+	}
+    }
+  free (in);
+  free (entry);
+  return true;
+}
+
 /* t9 after INSN, given whether it held the function's entry before.  */
 
 static bool
@@ -1794,6 +1917,9 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
   uint32_t first_gp = 0, first_t9 = 0, t9_free = 0;
   bool have_gp = false, have_t9 = false, have_t9_free = false;
   bool have_t9_fit = false;
+  bool have_saved = false;	/* A point with gp saved in the frame and
+				   enough free registers.  */
+  uint32_t saved_at = 0;
   struct snippet fit;		/* The first point with enough registers,
 				   used if none lets the next instruction
 				   into the delay slot.  */
@@ -1830,6 +1956,16 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 		  fit = p->s;
 		  fit_at = at;
 		}
+	    }
+	}
+      if (!e->fixed_address && !gp && at < b->end && !have_saved
+	  && e->gp_saved[emit_word_index (e, at)] >= 0)
+	{
+	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  if (popcount64 (dead) >= LLSC_REGS)
+	    {
+	      have_saved = true;
+	      saved_at = at;
 	    }
 	}
       if (!e->fixed_address && !gp && at < b->end
@@ -1894,6 +2030,19 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 			       ~cfg_live_at (code, cfg, b, p->at)
 			       & SCRATCH_MASK & ~R (REG_T9), LLSC_REGS),
 		   LLSC_REGS, 0, R (REG_T9));
+      return true;
+    }
+  /* gp reloaded from the frame beats a saved ra or registers.  */
+  if (have_saved)
+    {
+      p->at = saved_at;
+      p->s.kind = COUNT_SAVED_GP;
+      p->s.saved_gp = e->gp_saved[emit_word_index (e, saved_at)];
+      choose_regs (&p->s,
+		   spare_next (e, b, saved_at,
+			       ~cfg_live_at (code, cfg, b, saved_at)
+			       & SCRATCH_MASK, LLSC_REGS),
+		   LLSC_REGS, 0, 0);
       return true;
     }
   if (have_gp)
@@ -2070,8 +2219,8 @@ static uint32_t
 snippet_words (const struct snippet *p)
 {
   uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3
-			     : p->kind == COUNT_T9 ? 2
-			     : p->kind == COUNT_WINDOW ? 0 : 1);
+			     : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP
+			     ? 2 : p->kind == COUNT_WINDOW ? 0 : 1);
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
@@ -2427,7 +2576,7 @@ count_plans (struct emitter *e)
 
   e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
-  e->n_hoisted = 0;
+  e->n_hoisted = e->n_count_saved_gp = 0;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
@@ -2440,6 +2589,8 @@ count_plans (struct emitter *e)
       e->n_count_window += p->s.kind == COUNT_WINDOW;
       if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
 	e->n_count_gp++;
+      else if (p->s.kind == COUNT_SAVED_GP)
+	e->n_count_saved_gp++;
       else if (p->s.kind == COUNT_PC)
 	e->n_count_pc++;
       else if (p->s.kind == COUNT_T9)
@@ -2491,6 +2642,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
   e->gp_valid = calloc (total + 1, 1);
   e->t9_valid = calloc (total + 1, 1);
+  e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
   e->long_kind = calloc (total + 1, 1);
   e->long_reg = calloc (total + 1, 1);
   e->long_slot = calloc (total + 1, sizeof *e->long_slot);
@@ -2527,7 +2679,13 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->returns = malloc (a->cfg.n_funcs + 1);
   if (e->returns == NULL || !find_returning (e, e->returns))
     goto nomem;
-  if (!gp_dataflow (e, errmsg) || !plan_got (e, errmsg)
+  if (e->gp_saved == NULL)
+    goto nomem;
+  if (!gp_dataflow (e, errmsg))
+    return false;
+  if (!gp_saved_dataflow (e))
+    goto nomem;
+  if (!plan_got (e, errmsg)
       || !t9_dataflow (e, errmsg))
     return false;
   cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
@@ -3298,6 +3456,20 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p,
 	put_llsc (c, r1, r2, lo, hoist);
       }
       break;
+    case COUNT_SAVED_GP:
+      {
+	uint32_t chunk = (8 * (uint32_t) index) >> 16;
+	uint32_t slot = e->got.n_old_local + chunk;
+	r1 = p->regs[0];
+	r2 = p->regs[1];
+	/* The spill lowered sp by 16.  */
+	put (c, itype (OP_LW, REG_SP, r1,
+		       (uint32_t) (p->saved_gp + (p->n_spill > 0 ? 16 : 0))));
+	put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
+	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
+	put_llsc (c, r1, r2, lo, hoist);
+      }
+      break;
     case COUNT_WINDOW:
       {
 	int32_t off = (int32_t) (e->window + 8 * (uint32_t) e->window_slot[index]
@@ -3914,6 +4086,7 @@ emit_free (struct emitter *e)
   free (e->gotref_slot);
   free (e->gp_valid);
   free (e->t9_valid);
+  free (e->gp_saved);
   free (e->long_kind);
   free (e->long_reg);
   free (e->long_slot);

@@ -52,6 +52,8 @@ struct snippet
   uint8_t spill[4];		/* The ones that must be saved.  */
   bool hoist;			/* The instruction it precedes moves into the
 				   delay slot of its retry branch.  */
+  int16_t saved_gp;		/* COUNT_SAVED_GP: the frame slot (from sp)
+				   that holds gp.  */
 };
 
 /* New GOT entries after the counter chunks.  */
@@ -99,8 +101,10 @@ enum count_kind
   COUNT_ABS,			/* Absolute address (fixed-address objects).  */
   COUNT_T9,			/* Relative to t9, which holds the new address
 				   of the function's entry.  */
-  COUNT_WINDOW			/* A counter of the window after the new GOT,
+  COUNT_WINDOW,			/* A counter of the window after the new GOT,
 				   straight off gp.  */
+  COUNT_SAVED_GP		/* Counter chunk through the gp the function
+				   saved in its frame (o32 .cprestore).  */
 };
 
 struct emitter
@@ -130,6 +134,8 @@ struct emitter
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
   uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
+  int16_t *gp_saved;		/* Per word: the offset from sp of a frame
+				   slot that holds a valid gp, or -1.  */
   uint8_t *t9_valid;		/* t9 holds the new address of the entry of
 				   the word's function.  */
 
@@ -166,7 +172,7 @@ struct emitter
 
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
-  size_t n_hoisted, n_count_window;
+  size_t n_hoisted, n_count_window, n_count_saved_gp;
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;

@@ -795,6 +795,7 @@ rewrite_object (const char *in_path, const char *out_path,
   if (opts->verbose)
     fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
 	     "others' counts, %zu counted through gp, %zu through t9, "
+	     "%zu through the gp saved in the frame, "
 	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
 	     "%zu with saved registers, "
 	     "%zu with the next instruction in their delay slot, "
@@ -803,7 +804,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%u new GOT entries, %zu probes with %zu stubs, "
 	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
-	     rw.e.n_count_t9, rw.e.n_count_pc, rw.e.n_count_abs,
+	     rw.e.n_count_t9, rw.e.n_count_saved_gp, rw.e.n_count_pc,
+	     rw.e.n_count_abs,
 	     rw.e.n_count_window, rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
