@@ -1233,8 +1233,9 @@ gp_saved_step (const struct emitter *e, long w, int32_t state,
 
 /* Find, for every word, the frame slot that holds a valid gp (the o32
    .cprestore slot a PIC function saves gp in): a forward must-dataflow
-   over each function's blocks and switch tables, from nothing at every
-   way in that is not a visible edge.  False when out of memory.  */
+   over each function's blocks and switch tables (a worklist of blocks),
+   from nothing at every way in that is not a visible edge.  False when
+   out of memory.  */
 
 static bool
 gp_saved_dataflow (struct emitter *e)
@@ -1242,78 +1243,85 @@ gp_saved_dataflow (struct emitter *e)
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
-  size_t n = cfg->n_blocks;
+  size_t n = cfg->n_blocks, n_tab = 0, sp = 0;
   int32_t *in = malloc ((n + 1) * sizeof *in);
   unsigned char *entry = calloc (n + 1, 1);
-  bool changed = true;
+  unsigned char *queued = calloc (n + 1, 1);
+  uint32_t *stack = malloc ((n + 1) * sizeof *stack);
+  uint32_t *tab_first = calloc (n + 2, sizeof *tab_first);
+  uint32_t *tab_to = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
+			     * sizeof *tab_to);
+  bool ok = false;
 
-  if (in == NULL || entry == NULL)
+  if (in == NULL || entry == NULL || queued == NULL || stack == NULL
+      || tab_first == NULL || tab_to == NULL)
+    goto done;
+  /* The switch tables' edges, by block, in compressed rows.  */
+  for (int pass = 0; pass < 2; pass++)
     {
-      free (in);
-      free (entry);
-      return false;
-    }
-  mark_entries (e, entry);
-  /* -2: not reached yet.  */
-  for (size_t i = 0; i < n; i++)
-    in[i] = entry[i] ? -1 : -2;
-  while (changed)
-    {
-      changed = false;
-      for (size_t i = 0; i < n; i++)
-	{
-	  const struct block *b = &cfg->blocks[i];
-	  int32_t st = in[i];
-
-	  if (st == -2)
-	    continue;
-	  for (uint32_t x = b->start; x < b->end; x += 4)
-	    {
-	      const struct insn *insn = code_insn_at (code, x);
-	      st = insn == NULL ? -1
-		   : gp_saved_step (e, emit_word_index (e, x), st, insn);
-	    }
-	  for (uint32_t k = 0; k < b->n_succ; k++)
-	    {
-	      uint32_t t = b->succ[k];
-	      int32_t v = cfg->blocks[t].func != b->func ? -1 : st;
-	      int32_t m = in[t] == -2 ? v : in[t] == v ? v : -1;
-	      if (m != in[t])
-		{
-		  in[t] = m;
-		  changed = true;
-		}
-	    }
-	}
       for (size_t r = 0; r < a->relocs.n_entries; r++)
 	{
 	  const struct reloc_entry *re = &a->relocs.entries[r];
 	  const struct block *from, *to;
-	  int32_t st, m;
 
 	  if (re->type != RELOC_JUMP_TABLE)
 	    continue;
 	  from = cfg_block_at (cfg, re->aux2);
 	  to = cfg_block_at (cfg, re->target);
-	  if (from == NULL || to == NULL || to->start != re->target)
+	  if (from == NULL || to == NULL || to->start != re->target
+	      || to->func != from->func)
 	    continue;
-	  st = in[from - cfg->blocks];
-	  if (st == -2)
-	    continue;
-	  for (uint32_t x = from->start; x < from->end; x += 4)
+	  if (pass == 0)
+	    tab_first[from - cfg->blocks + 2]++;
+	  else
+	    tab_to[tab_first[from - cfg->blocks + 1]++]
+	      = (uint32_t) (to - cfg->blocks);
+	}
+      if (pass == 0)
+	for (size_t i = 0; i < n; i++)
+	  tab_first[i + 2] += tab_first[i + 1];
+    }
+  n_tab = tab_first[n];
+  (void) n_tab;
+  mark_entries (e, entry);
+  /* -2: not reached yet.  */
+  for (size_t i = n; i-- > 0;)
+    {
+      in[i] = entry[i] ? -1 : -2;
+      if (entry[i])
+	{
+	  stack[sp++] = (uint32_t) i;
+	  queued[i] = 1;
+	}
+    }
+  while (sp > 0)
+    {
+      uint32_t i = stack[--sp];
+      const struct block *b = &cfg->blocks[i];
+      int32_t st = in[i];
+
+      queued[i] = 0;
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, x);
+	  st = insn == NULL ? -1
+	       : gp_saved_step (e, emit_word_index (e, x), st, insn);
+	}
+      for (uint32_t k = 0; k < b->n_succ + tab_first[i + 1] - tab_first[i];
+	   k++)
+	{
+	  uint32_t t = k < b->n_succ ? b->succ[k]
+		       : tab_to[tab_first[i] + k - b->n_succ];
+	  int32_t v = cfg->blocks[t].func != b->func ? -1 : st;
+	  int32_t m = in[t] == -2 ? v : in[t] == v ? v : -1;
+	  if (m != in[t])
 	    {
-	      const struct insn *insn = code_insn_at (code, x);
-	      st = insn == NULL ? -1
-		   : gp_saved_step (e, emit_word_index (e, x), st, insn);
-	    }
-	  if (to->func != from->func)
-	    st = -1;
-	  m = in[to - cfg->blocks] == -2 ? st
-	      : in[to - cfg->blocks] == st ? st : -1;
-	  if (m != in[to - cfg->blocks])
-	    {
-	      in[to - cfg->blocks] = m;
-	      changed = true;
+	      in[t] = m;
+	      if (!queued[t])
+		{
+		  queued[t] = 1;
+		  stack[sp++] = t;
+		}
 	    }
 	}
     }
@@ -1329,9 +1337,16 @@ gp_saved_dataflow (struct emitter *e)
 	  st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
 	}
     }
+  ok = true;
+
+ done:
   free (in);
   free (entry);
-  return true;
+  free (queued);
+  free (stack);
+  free (tab_first);
+  free (tab_to);
+  return ok;
 }
 
 /* t9 after INSN, given whether it held the function's entry before.  */
