@@ -578,6 +578,32 @@ deps_build (struct deps *d, const uint32_t (*pairs)[2], size_t n,
   return true;
 }
 
+/* Widen the ret_live of the narrowed function H of CFG over CODE with
+   what its entrants (BY_FUNC, FROM) bring, and its returns' transfers
+   in T with it.  Return whether it grew.  */
+
+static bool
+widen_ret (const struct code *code, struct cfg *cfg, size_t h,
+	   const struct cfg_entrant *by_func, const size_t *from,
+	   struct transfer *t)
+{
+  struct function *fn = &cfg->funcs[h];
+  uint64_t live = entered_live (code, cfg, by_func + from[h],
+				from[h + 1] - from[h]);
+
+  if ((live | fn->ret_live) == fn->ret_live)
+    return false;
+  fn->ret_live |= live;
+  for (uint32_t j = 0; j < fn->n_blocks; j++)
+    {
+      uint32_t i = fn->first_block + j;
+      if (cfg->blocks[i].flags & BLOCK_F_RETURN)
+	block_transfer (code, cfg, &cfg->blocks[i], cfg->blocks[i].start,
+			&t[i]);
+    }
+  return true;
+}
+
 /* Solve every function of CFG over CODE to the least solution: the
    functions NARROW marks take their ret_live from their entrants
    (BY_FUNC, FROM as in cfg_liveness_narrow), and a function is solved
@@ -629,18 +655,7 @@ solve_all (const struct code *code, struct cfg *cfg,
      the functions that jump in.  */
   for (size_t h = 0; h < nf; h++)
     if (narrow[h])
-      {
-	struct function *fn = &cfg->funcs[h];
-	fn->ret_live |= entered_live (code, cfg, by_func + from[h],
-				      from[h + 1] - from[h]);
-	for (uint32_t j = 0; j < fn->n_blocks; j++)
-	  {
-	    uint32_t i = fn->first_block + j;
-	    if (cfg->blocks[i].flags & BLOCK_F_RETURN)
-	      block_transfer (code, cfg, &cfg->blocks[i],
-			      cfg->blocks[i].start, &t[i]);
-	  }
-      }
+      widen_ret (code, cfg, h, by_func, from, t);
   for (size_t f = nf; f-- > 0;)
     {
       stack[sp++] = (uint32_t) f;
@@ -666,23 +681,9 @@ solve_all (const struct code *code, struct cfg *cfg,
       for (uint32_t k = callers.first[f]; k < callers.first[f + 1]; k++)
 	{
 	  uint32_t h = callers.to[k];
-	  struct function *fn = &cfg->funcs[h];
-	  uint64_t live;
 
-	  if (!narrow[h])
+	  if (!narrow[h] || !widen_ret (code, cfg, h, by_func, from, t))
 	    continue;
-	  live = entered_live (code, cfg, by_func + from[h],
-			       from[h + 1] - from[h]);
-	  if ((live | fn->ret_live) == fn->ret_live)
-	    continue;
-	  fn->ret_live |= live;
-	  for (uint32_t j = 0; j < fn->n_blocks; j++)
-	    {
-	      uint32_t i = fn->first_block + j;
-	      if (cfg->blocks[i].flags & BLOCK_F_RETURN)
-		block_transfer (code, cfg, &cfg->blocks[i],
-				cfg->blocks[i].start, &t[i]);
-	    }
 	  grew[h] = 1;
 	  if (!queued[h])
 	    {

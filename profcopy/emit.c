@@ -1231,58 +1231,72 @@ gp_saved_step (const struct emitter *e, long w, int32_t state,
   return state;
 }
 
+/* The saved-gp state at the end of block B entered with ST, recording
+   the state before each word in e->gp_saved when RECORD.  */
+
+static int32_t
+gp_saved_block (struct emitter *e, const struct block *b, int32_t st,
+		bool record)
+{
+  for (uint32_t x = b->start; x < b->end; x += 4)
+    {
+      long w = emit_word_index (e, x);
+      const struct insn *insn = code_insn_at (&e->a->code, x);
+      if (record)
+	e->gp_saved[w] = (int16_t) st;
+      st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
+    }
+  return st;
+}
+
 /* Find, for every word, the frame slot that holds a valid gp (the o32
    .cprestore slot a PIC function saves gp in): a forward must-dataflow
    over each function's blocks and switch tables (a worklist of blocks),
-   from nothing at every way in that is not a visible edge.  False when
-   out of memory.  */
+   from nothing at every way in that is not a visible edge.  Nothing in
+   a fixed-address object, whose counters do not use gp.  False when out
+   of memory.  */
 
 static bool
 gp_saved_dataflow (struct emitter *e)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
-  const struct code *code = &a->code;
-  size_t n = cfg->n_blocks, n_tab = 0, sp = 0;
+  size_t n = cfg->n_blocks, n_edges = 0, sp = 0;
   int32_t *in = malloc ((n + 1) * sizeof *in);
   unsigned char *entry = calloc (n + 1, 1);
   unsigned char *queued = calloc (n + 1, 1);
   uint32_t *stack = malloc ((n + 1) * sizeof *stack);
   uint32_t *tab_first = calloc (n + 2, sizeof *tab_first);
-  uint32_t *tab_to = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
-			     * sizeof *tab_to);
+  uint32_t *tab_to = NULL;
+  struct cfg_edge *edges = NULL;
   bool ok = false;
 
   if (in == NULL || entry == NULL || queued == NULL || stack == NULL
-      || tab_first == NULL || tab_to == NULL)
+      || tab_first == NULL)
     goto done;
-  /* The switch tables' edges, by block, in compressed rows.  */
-  for (int pass = 0; pass < 2; pass++)
+  if (e->fixed_address)
     {
-      for (size_t r = 0; r < a->relocs.n_entries; r++)
-	{
-	  const struct reloc_entry *re = &a->relocs.entries[r];
-	  const struct block *from, *to;
-
-	  if (re->type != RELOC_JUMP_TABLE)
-	    continue;
-	  from = cfg_block_at (cfg, re->aux2);
-	  to = cfg_block_at (cfg, re->target);
-	  if (from == NULL || to == NULL || to->start != re->target
-	      || to->func != from->func)
-	    continue;
-	  if (pass == 0)
-	    tab_first[from - cfg->blocks + 2]++;
-	  else
-	    tab_to[tab_first[from - cfg->blocks + 1]++]
-	      = (uint32_t) (to - cfg->blocks);
-	}
-      if (pass == 0)
-	for (size_t i = 0; i < n; i++)
-	  tab_first[i + 2] += tab_first[i + 1];
+      for (size_t i = 0; i < n; i++)
+	gp_saved_block (e, &cfg->blocks[i], -1, true);
+      ok = true;
+      goto done;
     }
-  n_tab = tab_first[n];
-  (void) n_tab;
+  /* The switch tables' edges inside functions, by block, in compressed
+     rows.  */
+  if (!table_edges (a, &edges, &n_edges))
+    goto done;
+  tab_to = malloc ((n_edges + 1) * sizeof *tab_to);
+  if (tab_to == NULL)
+    goto done;
+  for (size_t k = 0; k < n_edges; k++)
+    if (cfg->blocks[edges[k].to].func == cfg->blocks[edges[k].from].func)
+      tab_first[edges[k].from + 2]++;
+  for (size_t i = 0; i < n; i++)
+    tab_first[i + 2] += tab_first[i + 1];
+  for (size_t k = 0; k < n_edges; k++)
+    if (cfg->blocks[edges[k].to].func == cfg->blocks[edges[k].from].func)
+      tab_to[tab_first[edges[k].from + 1]++] = edges[k].to;
+
   mark_entries (e, entry);
   /* -2: not reached yet.  */
   for (size_t i = n; i-- > 0;)
@@ -1298,15 +1312,9 @@ gp_saved_dataflow (struct emitter *e)
     {
       uint32_t i = stack[--sp];
       const struct block *b = &cfg->blocks[i];
-      int32_t st = in[i];
+      int32_t st = gp_saved_block (e, b, in[i], false);
 
       queued[i] = 0;
-      for (uint32_t x = b->start; x < b->end; x += 4)
-	{
-	  const struct insn *insn = code_insn_at (code, x);
-	  st = insn == NULL ? -1
-	       : gp_saved_step (e, emit_word_index (e, x), st, insn);
-	}
       for (uint32_t k = 0; k < b->n_succ + tab_first[i + 1] - tab_first[i];
 	   k++)
 	{
@@ -1326,17 +1334,7 @@ gp_saved_dataflow (struct emitter *e)
 	}
     }
   for (size_t i = 0; i < n; i++)
-    {
-      const struct block *b = &cfg->blocks[i];
-      int32_t st = in[i] < 0 ? -1 : in[i];
-      for (uint32_t x = b->start; x < b->end; x += 4)
-	{
-	  long w = emit_word_index (e, x);
-	  const struct insn *insn = code_insn_at (code, x);
-	  e->gp_saved[w] = (int16_t) st;
-	  st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
-	}
-    }
+    gp_saved_block (e, &cfg->blocks[i], in[i] < 0 ? -1 : in[i], true);
   ok = true;
 
  done:
@@ -1346,6 +1344,7 @@ gp_saved_dataflow (struct emitter *e)
   free (stack);
   free (tab_first);
   free (tab_to);
+  free (edges);
   return ok;
 }
 
@@ -2182,6 +2181,21 @@ compare_by_weight (const void *pa, const void *pb)
   return a < b ? -1 : a > b;
 }
 
+/* Number the window's blocks (those with a window_slot, any value) in
+   ascending order into window_slot and window_blocks.  */
+
+static void
+number_window (struct emitter *e)
+{
+  e->n_window = 0;
+  for (size_t i = 0; i < e->a->cfg.n_blocks; i++)
+    if (e->window_slot[i] >= 0)
+      {
+	e->window_slot[i] = (int32_t) e->n_window;
+	e->window_blocks[e->n_window++] = (uint32_t) i;
+      }
+}
+
 /* Give the hottest counted blocks (by derive's weights) counters in the
    window after the new GOT, as many as gp reaches, and plan them so.
    False when out of memory.  */
@@ -2219,12 +2233,7 @@ assign_window (struct emitter *e)
   e->window_blocks = malloc ((n_win + 1) * sizeof *e->window_blocks);
   if (e->window_blocks == NULL)
     return false;
-  for (size_t i = 0; i < cfg->n_blocks; i++)
-    if (e->window_slot[i] == 0 && e->plans[i].s.kind == COUNT_WINDOW)
-      {
-	e->window_slot[i] = (int32_t) e->n_window;
-	e->window_blocks[e->n_window++] = (uint32_t) i;
-      }
+  number_window (e);
   return true;
 }
 
@@ -3228,13 +3237,7 @@ emit_window_fit (struct emitter *e, char **errmsg)
 	    }
 	}
       free (order);
-      e->n_window = 0;
-      for (size_t i = 0; i < cfg->n_blocks; i++)
-	if (e->window_slot[i] >= 0)
-	  {
-	    e->window_slot[i] = (int32_t) e->n_window;
-	    e->window_blocks[e->n_window++] = (uint32_t) i;
-	  }
+      number_window (e);
       count_plans (e);
       free (g->new_values);
       g->new_values = NULL;
