@@ -19,9 +19,10 @@
    follows from the counted ones exactly when its through edge lies on
    no cycle of U: cut U there and the flow across the cut is the sum of
    counted flows across it.  So: put every branch and outside edge in
-   U, then add through edges, heaviest first (blocks in loops, costly
-   counters), as long as they join two components (Kruskal); a through
-   edge that would close a cycle gets a counter.  Cycles made of branch
+   U, then add through edges, heaviest first (the blocks estimate.c
+   expects to run most often, then costly counters), as long as they
+   join two components (Kruskal); a through edge that would close a
+   cycle gets a counter.  Cycles made of branch
    and outside edges alone do no harm, since they cross no cut of a
    through edge in the forest.  This is Ball and Larus's placement
    ("Optimally profiling and tracing programs", 1994) restricted to
@@ -38,6 +39,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "estimate.h"
 
 #define NONE UINT32_MAX
 
@@ -177,13 +179,11 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
   free (reached);
 }
 
-/* Add the outside, branch and fall-through edges of block I of A to G;
-   mark in BACK the loops they close (DEPTH_DIFF, a difference array over
-   block indices).  */
+/* Add the outside, branch and fall-through edges of block I of A to G.  */
 
 static void
 add_block_edges (const struct analysis *a, size_t i, uint32_t into,
-		 struct graph *g, int32_t *depth_diff)
+		 struct graph *g)
 {
   const struct cfg *cfg = &a->cfg;
   const struct block *b = &cfg->blocks[i];
@@ -234,11 +234,6 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
 	  continue;
 	}
       join (g, out, 2 * (uint32_t) j);
-      if ((size_t) j <= i && cfg->blocks[j].func == b->func)
-	{
-	  depth_diff[j]++;
-	  depth_diff[i + 1]--;
-	}
     }
   if (outside_out)
     join (g, out, g->outside);
@@ -332,18 +327,19 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 
 bool
 derive_plan (const struct analysis *a, const uint32_t *cost,
-	     const unsigned char *cold, const uint32_t *into, bool all,
-	     struct derive *d, char **errmsg)
+	     const unsigned char *cold, const uint32_t *into,
+	     const uint32_t *enters, bool all, struct derive *d,
+	     char **errmsg)
 {
   const struct cfg *cfg = &a->cfg;
   size_t n = cfg->n_blocks;
   struct graph g;
   uint8_t *outside_in = calloc (n + 1, 1);
-  int32_t *depth_diff = calloc (n + 2, sizeof *depth_diff);
   struct weighted *w = malloc ((n + 1) * sizeof *w);
   uint32_t *parent = NULL, *order = NULL;
   uint8_t *need = NULL;
   uint8_t *closed = NULL;
+  float *freq = NULL;
   bool ok = false;
 
   memset (d, 0, sizeof *d);
@@ -355,7 +351,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   d->rule = calloc (n + 1, sizeof *d->rule);
   g.uf = malloc ((size_t) g.n_vertices * sizeof *g.uf);
   g.tree = malloc ((size_t) g.n_vertices * 2 * sizeof *g.tree);
-  if (outside_in == NULL || depth_diff == NULL || w == NULL
+  if (outside_in == NULL || w == NULL
       || d->measured == NULL || d->rule == NULL || g.uf == NULL
       || g.tree == NULL)
     goto cleanup;
@@ -381,49 +377,22 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
     {
       if (outside_in[i])
 	join (&g, g.outside, 2 * (uint32_t) i);
-      add_block_edges (a, i, into != NULL ? into[i] : 0, &g, depth_diff);
+      add_block_edges (a, i, into != NULL ? into[i] : 0, &g);
     }
 
-  /* Through edges, in loops and costly first.  A function that only
-     calls enter shares its callers' cycles: its blocks count as deep
-     as the deepest call into it.  */
-  {
-    int32_t depth = 0;
-    for (size_t i = 0; i < n; i++)
-      {
-	depth += depth_diff[i];
-	w[i].block = (uint32_t) i;
-	w[i].weight = depth < 0 ? 0 : depth > 15 ? 15 : (uint32_t) depth;
-      }
-    if (into != NULL)
-      {
-	const struct cfg *cfg = &a->cfg;
-	uint32_t *extra = calloc (cfg->n_funcs + 1, sizeof *extra);
-	/* A few rounds carry the depth down chains of calls; recursion
-	   stops at the cap.  */
-	for (int round = 0; extra != NULL && round < 4; round++)
-	  for (size_t i = 0; i < n; i++)
-	    if (into[i] != 0)
-	      {
-		uint32_t callee = cfg->blocks[into[i] - 1].func;
-		uint32_t d = w[i].weight + extra[cfg->blocks[i].func];
-		if (d > 15)
-		  d = 15;
-		if (d > extra[callee])
-		  extra[callee] = d;
-	      }
-	for (size_t i = 0; extra != NULL && i < n; i++)
-	  {
-	    uint32_t d = w[i].weight + extra[cfg->blocks[i].func];
-	    w[i].weight = d > 15 ? 15 : d;
-	  }
-	free (extra);
-      }
-    for (size_t i = 0; i < n; i++)
+  /* Through edges, most often run first (by the estimate, whose float
+     bits order like the numbers), then costly first.  */
+  freq = estimate_frequencies (a, cold, enters);
+  if (freq == NULL)
+    goto cleanup;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t bits;
+      memcpy (&bits, &freq[i], sizeof bits);
+      w[i].block = (uint32_t) i;
       w[i].weight = cold[i] ? 0
-		    : ((w[i].weight + 1) << 8)
-		      | (cost[i] > 255 ? 255 : cost[i]);
-  }
+		    : (((bits >> 16) + 1) << 8) | (cost[i] > 255 ? 255 : cost[i]);
+    }
   d->weight = malloc ((n + 1) * sizeof *d->weight);
   if (d->weight == NULL)
     goto cleanup;
@@ -505,12 +474,12 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
     *errmsg = strdup ("out of memory");
  fail:
   free (outside_in);
-  free (depth_diff);
   free (w);
   free (parent);
   free (order);
   free (need);
   free (closed);
+  free (freq);
   free (g.uf);
   free (g.tree);
   return ok;

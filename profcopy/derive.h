@@ -31,23 +31,26 @@ struct derive
   size_t n_links;
   size_t n_measured;
   uint32_t *weight;		/* Per block: how hot it is likely to be
-				   (loop depth, then cost); NULL with
-				   every block measured.  */
+				   (estimated frequency, then cost); NULL
+				   with every block measured.  */
 };
 
 /* Choose the blocks of A that need a counter: those whose count does
    not follow from the others' by flow conservation.  COST[i] is what a
    counter in block i would cost (instructions), COLD[i] says that block
    i surely runs seldom (it leads only to a call that never returns);
-   blocks in loops and costly counters are derived first, cold blocks
-   last.  INTO[i], when not 0, says that block i ends in a call that
-   enters the block INTO[i] - 1, the entry of a function that nothing
-   else enters (emit_narrow_liveness): the call is then an edge, not a
-   way out.  With ALL, every block is measured.  False with *ERRMSG when
-   out of memory.  */
+   the blocks that estimate_frequencies says run most often, then the
+   costly counters, are derived first, cold blocks last.  INTO[i], when
+   not 0, says that block i ends in a call that enters the block
+   INTO[i] - 1, the entry of a function that nothing else enters: the
+   call is then an edge, not a way out.  ENTERS[i], when not 0, says
+   that block i calls or jumps into function ENTERS[i] - 1 (both from
+   emit_narrow_liveness; either may be NULL).  With ALL, every block is
+   measured.  False with *ERRMSG when out of memory.  */
 bool derive_plan (const struct analysis *a, const uint32_t *cost,
-		  const unsigned char *cold, const uint32_t *into, bool all,
-		  struct derive *d, char **errmsg);
+		  const unsigned char *cold, const uint32_t *into,
+		  const uint32_t *enters, bool all, struct derive *d,
+		  char **errmsg);
 
 void derive_free (struct derive *d);
 

@@ -911,36 +911,50 @@ table_edges (const struct analysis *a, struct cfg_edge **edges, size_t *n)
 }
 
 bool
-emit_narrow_liveness (struct analysis *a, uint32_t **into)
+emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
 {
   struct narrowing n;
   struct cfg_edge *tables = NULL;
-  size_t n_tables = 0;
+  size_t n_tables = 0, n_blocks = a->cfg.n_blocks;
   bool ok;
 
   memset (&n, 0, sizeof n);
   n.a = a;
-  *into = calloc (a->cfg.n_blocks + 1, sizeof **into);
+  sites->into = calloc (n_blocks + 1, sizeof *sites->into);
+  sites->enters = calloc (n_blocks + 1, sizeof *sites->enters);
   n.narrow = calloc (a->cfg.n_funcs + 1, 1);
   n.escaped = calloc (a->cfg.n_funcs + 1, 1);
   n.inexact = calloc (a->cfg.n_funcs + 1, 1);
   n.dirty = malloc (a->cfg.n_funcs + 1);
   if (n.dirty != NULL)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
-  ok = *into != NULL && n.narrow != NULL && n.escaped != NULL
-       && n.inexact != NULL && n.dirty != NULL && find_narrowable (&n)
+  ok = sites->into != NULL && sites->enters != NULL && n.narrow != NULL
+       && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
+       && find_narrowable (&n)
        && table_edges (a, &tables, &n_tables)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
 			       tables, n_tables);
   free (tables);
   if (ok)
-    closed_calls (&n, *into);
+    {
+      closed_calls (&n, sites->into);
+      for (size_t k = 0; k < n.n_in; k++)
+	sites->enters[n.in[k].block] = 1 + n.in[k].func;
+    }
   free (n.narrow);
   free (n.escaped);
   free (n.inexact);
   free (n.dirty);
   free (n.in);
   return ok;
+}
+
+void
+call_sites_free (struct call_sites *sites)
+{
+  free (sites->into);
+  free (sites->enters);
+  sites->into = sites->enters = NULL;
 }
 
 /* The gp state after the delay slot of the control instruction CTL of
@@ -2630,7 +2644,7 @@ count_plans (struct emitter *e)
 
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   bool calls, const uint32_t *into, char **errmsg)
+	   bool calls, const struct call_sites *sites, char **errmsg)
 {
   const struct code *code = &a->code;
   size_t total = 0;
@@ -2729,7 +2743,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     }
   cold = mark_cold (e);
   ok = cold != NULL
-       && derive_plan (a, cost, cold, into, all_blocks, &e->derive, errmsg);
+       && derive_plan (a, cost, cold, sites->into, sites->enters, all_blocks,
+		       &e->derive, errmsg);
   if (cold == NULL)
     *errmsg = strdup ("out of memory");
   free (cost);

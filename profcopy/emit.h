@@ -179,22 +179,34 @@ struct emitter
   size_t n_xlate, n_xlate_skipped;
 };
 
+/* What emit_narrow_liveness finds of the calls between the functions
+   of an object: malloc'd arrays, per block, 0 when nothing is known.  */
+struct call_sites
+{
+  uint32_t *into;		/* 1 + the entry block of the function that
+				   the block's call enters, when nothing
+				   else can enter that function (derive_plan
+				   then takes the call as the way in).  */
+  uint32_t *enters;		/* 1 + the function that the block's call or
+				   jump enters (a direct one, or an indirect
+				   one whose target is known).  */
+};
+
 /* Compute the liveness of A (cfg_liveness_narrow), with fewer registers
    live after the returns of the functions that only this object's
    direct calls and jumps enter, so that the counting code finds more
-   dead registers.  Set *INTO to a malloc'd array, per block: 1 + the
-   entry block of the function its call enters when nothing else can
-   enter that function (derive_plan then takes the call as the way in),
-   else 0.  False when out of memory.  */
-bool emit_narrow_liveness (struct analysis *a, uint32_t **into);
+   dead registers.  Fill *SITES (to be freed with call_sites_free).
+   False when out of memory.  */
+bool emit_narrow_liveness (struct analysis *a, struct call_sites *sites);
+
+void call_sites_free (struct call_sites *sites);
 
 /* Prepare E for the analysis A: the gp state of every word, the count
    plan of every block (a counter in every one with ALL_BLOCKS, else
-   only where derive.c says, with the calls INTO from
-   emit_narrow_liveness) and the new GOT's entries (their addresses
+   only where derive.c says, with the SITES of emit_narrow_liveness) and the new GOT's entries (their addresses
    are fixed later).  False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		bool calls, const uint32_t *into, char **errmsg);
+		bool calls, const struct call_sites *sites, char **errmsg);
 
 /* After emit_layout: if the GOT grew so much that the window after it
    leaves gp's reach, give the coldest window blocks ordinary counters

@@ -757,10 +757,11 @@ rewrite_object (const char *in_path, const char *out_path,
   struct rewriter rw;
   struct stat st;
   struct new_segment seg;
-  uint32_t *into = NULL;
+  struct call_sites sites;
   bool ok = false, ok_plan;
 
   memset (&rw, 0, sizeof rw);
+  memset (&sites, 0, sizeof sites);
   rw.opts = opts;
   /* Liveness comes with emit_narrow_liveness.  */
   if (!analysis_run (in_path, ANALYSE_CFG, &rw.a, errmsg))
@@ -771,15 +772,14 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
-  if (!emit_narrow_liveness (&rw.a, &into))
+  if (!emit_narrow_liveness (&rw.a, &sites))
     {
       *errmsg = strdup ("out of memory");
       goto done;
     }
-  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, into,
+  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, &sites,
 		       errmsg);
-  free (into);
-  into = NULL;
+  call_sites_free (&sites);
   if (!ok_plan)
     goto done;
   rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
@@ -823,7 +823,7 @@ rewrite_object (const char *in_path, const char *out_path,
 			       rw.a.obj.big_endian, &seg, st.st_mode, errmsg);
 
  done:
-  free (into);
+  call_sites_free (&sites);
   free (rw.image);
   free (rw.sb.buf);
   emit_free (&rw.e);
