@@ -55,6 +55,8 @@ code_addresses (const struct analysis *a, size_t *n)
 	  from = FUNC_FROM_ENTRY;
 	  break;
 	case RELOC_DATA:
+	  from = e->flags & RELOC_F_TABLE_SLOT ? 0 : FUNC_FROM_RELOC;
+	  break;
 	case RELOC_GOT:
 	case RELOC_GOT_REF:
 	case RELOC_HI_LO:

@@ -7,9 +7,10 @@
 
    Control flows through a graph: each block is an edge from its entry
    vertex to its exit vertex (the "through" edge, whose flow is the
-   block's count), a direct branch or a fall-through is an edge from one
-   block's exit to another's entry, and everything the rewriter cannot
-   see -- calls and returns, indirect jumps, the unwinder, signals, a
+   block's count), a direct branch, a fall-through or a jump through a
+   switch table whose every target is known is an edge from one block's
+   exit to another's entry, and everything the rewriter cannot see --
+   calls and returns, other indirect jumps, the unwinder, signals, a
    system call that may not return -- is an edge to or from one vertex,
    the outside.  At any moment when every thread sits at a call (as
    when the profile is written, from exit, exec or fork), the flow into
@@ -90,12 +91,29 @@ block_starting (const struct cfg *cfg, uint32_t addr)
   return b != NULL && b->start == addr ? b - cfg->blocks : -1;
 }
 
+/* The block whose jump goes through the switch table entry R, when R is
+   one and liveness found every target of that jump in switch tables
+   (BLOCK_F_TABLE): the jump is then an edge of the flow graph.  Else
+   NULL.  */
+
+static const struct block *
+table_edge (const struct analysis *a, const struct reloc_entry *r)
+{
+  const struct block *from;
+
+  if (r->type != RELOC_JUMP_TABLE
+      || block_starting (&a->cfg, r->target) < 0)
+    return NULL;
+  from = cfg_block_at (&a->cfg, r->aux2);
+  return from != NULL && (from->flags & BLOCK_F_TABLE) ? from : NULL;
+}
+
 /* Set OUTSIDE_IN[i] for every block that control may enter other than
    by a direct branch or falling in: function entries, return points,
-   code addresses of the relocation table (jump tables included),
-   landing pads, symbols, starts of sections and of runs after data; not
-   the entries that CLOSED marks, which only calls of this object
-   enter.  */
+   code addresses of the relocation table (but the cases of switch
+   tables whose jumps are edges, table_edge), landing pads, symbols,
+   starts of sections and of runs after data; not the entries that
+   CLOSED marks, which only calls of this object enter.  */
 
 static void
 mark_outside_entries (const struct analysis *a, const uint8_t *closed,
@@ -109,7 +127,8 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
       outside_in[k] = 1;
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     if ((k = block_starting (cfg, a->relocs.entries[i].target)) >= 0
-	&& !closed[k])
+	&& !closed[k] && !table_edge (a, &a->relocs.entries[i])
+	&& !(a->relocs.entries[i].flags & RELOC_F_TABLE_SLOT))
       outside_in[k] = 1;
   for (size_t i = 0; i < a->n_landing_pads; i++)
     if ((k = block_starting (cfg, a->landing_pads[i])) >= 0)
@@ -173,6 +192,9 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
       if (into != NULL && into[i] != 0)
 	reached[into[i] - 1] = 1;
     }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    if (table_edge (a, &a->relocs.entries[i]) != NULL)
+      reached[block_starting (cfg, a->relocs.entries[i].target)] = 1;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     if (!reached[i])
       outside_in[i] = 1;
@@ -197,7 +219,7 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
   if (b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN | BLOCK_F_INDIRECT
 		  | BLOCK_F_FALLTHRU_EXIT | BLOCK_F_INVALID
 		  | BLOCK_F_SLOT_ENTRY))
-    outside_out = into == 0
+    outside_out = (into == 0 && !(b->flags & BLOCK_F_TABLE))
 		  || (b->flags & (BLOCK_F_RETURN | BLOCK_F_FALLTHRU_EXIT
 				  | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY));
   /* A call into a function that only calls enter: all the flow goes
@@ -373,6 +395,15 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
       closed[into[i] - 1] = 1;
   mark_outside_entries (a, closed, outside_in);
   mark_unreached (a, into, outside_in);
+  /* The jumps through switch tables whose targets liveness knows.  */
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *from = table_edge (a, r);
+      if (from != NULL)
+	join (&g, 2 * (uint32_t) (from - cfg->blocks) + 1,
+	      2 * (uint32_t) block_starting (cfg, r->target));
+    }
   for (size_t i = 0; i < n; i++)
     {
       if (outside_in[i])

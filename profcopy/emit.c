@@ -208,7 +208,8 @@ mark_entries (const struct emitter *e, unsigned char *entry)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];
       const struct block *b;
-      if (r->type == RELOC_JUMP_TABLE || r->type == RELOC_PROLOGUE)
+      if (r->type == RELOC_JUMP_TABLE || r->type == RELOC_PROLOGUE
+	  || (r->flags & RELOC_F_TABLE_SLOT))
 	continue;
       b = cfg_block_at (cfg, r->target);
       if (b != NULL && b->start == r->target)
@@ -712,7 +713,8 @@ find_narrowable (struct narrowing *n)
 	case RELOC_ENTRY:
 	case RELOC_INIT:
 	case RELOC_FINI:
-	  if (r->target == fn->entry)
+	  /* A switch table's own word: its RELOC_JUMP_TABLE decides.  */
+	  if (r->target == fn->entry && !(r->flags & RELOC_F_TABLE_SLOT))
 	    n->escaped[fn - cfg->funcs] = 1;
 	  break;
 	case RELOC_JUMP_TABLE:

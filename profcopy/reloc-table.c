@@ -398,6 +398,39 @@ compare_entries (const void *pa, const void *pb)
   return 0;
 }
 
+/* Flag the RELOC_DATA entries of TABLE (sorted) whose word is also an
+   entry of a switch table.  */
+
+static void
+mark_table_slots (struct reloc_table *table)
+{
+  size_t data = 0, jump = 0;
+
+  for (int t = 0; t < RELOC_JUMP_TABLE; t++)
+    {
+      if (t < RELOC_DATA)
+	data += table->n_by_type[t];
+      jump += table->n_by_type[t];
+    }
+  for (size_t i = data, j = jump;
+       i < data + table->n_by_type[RELOC_DATA]
+       && j < jump + table->n_by_type[RELOC_JUMP_TABLE];)
+    {
+      struct reloc_entry *d = &table->entries[i];
+      const struct reloc_entry *s = &table->entries[j];
+      if (d->addr < s->addr)
+	i++;
+      else if (s->addr < d->addr)
+	j++;
+      else
+	{
+	  if (d->target == s->target)
+	    d->flags |= RELOC_F_TABLE_SLOT;
+	  i++;
+	}
+    }
+}
+
 /* The .dynsym symbol with index INDEX, or NULL.  */
 
 const struct object_symbol *
@@ -441,6 +474,7 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
     }
   qsort (table->entries, table->n_entries, sizeof *table->entries,
 	 compare_entries);
+  mark_table_slots (table);
   return true;
 }
 

@@ -64,7 +64,14 @@ struct reloc_entry
   const char *name;		/* Symbol name.  */
   uint8_t type;			/* enum reloc_type.  */
   uint8_t via;			/* enum reloc_via.  */
+  uint8_t flags;		/* RELOC_F_*.  */
 };
+
+/* A RELOC_DATA word that is also an entry of a switch table (the
+   table's own relocation, in a position-independent object): the
+   table's jumps are what reads it, so its target is a case label, not
+   a function.  */
+#define RELOC_F_TABLE_SLOT	0x01
 
 struct reloc_table
 {
