@@ -19,19 +19,24 @@
    Let U be the edges whose flow is not counted.  A block's count
    follows from the counted ones exactly when its through edge lies on
    no cycle of U: cut U there and the flow across the cut is the sum of
-   counted flows across it.  So: put every branch and outside edge in
-   U, then add through edges, heaviest first (the blocks estimate.c
-   expects to run most often, then costly counters), as long as they
-   join two components (Kruskal); a through edge that would close a
-   cycle gets a counter.  Cycles made of branch
-   and outside edges alone do no harm, since they cross no cut of a
-   through edge in the forest.  This is Ball and Larus's placement
-   ("Optimally profiling and tracing programs", 1994) restricted to
-   counters in blocks, which costs no extra jumps.
+   counted flows across it.  So: put every outside edge and every
+   branch edge that cannot have a counter in U, then add the through
+   edges and the two edges of the conditional branches that emit.c lets
+   have counters, heaviest first (the ones estimate.c expects to run
+   most often, then costly counters), as long as they join two
+   components (Kruskal); an edge that would close a cycle gets a
+   counter.  Cycles made of edges put in U first do no harm, since
+   they cross no cut of a through edge in the forest.  This is Ball and
+   Larus's placement ("Optimally profiling and tracing programs",
+   1994), with counters in blocks and on the edges of branches that a
+   counter there costs little more than one in the block: on the
+   fall-through edge, just before the next block; on the taken edge, in
+   a stub that jumps on to the target, which the branch, inverted,
+   skips on the fall-through path.
 
-   The runtime sums the counted flows of every subtree in post-order;
-   the flow of a through edge in the forest is then plus or minus the
-   sum of the subtree hanging below it.  */
+   The runtime sums the counted flows (blocks and edges) of every
+   subtree in post-order; the flow of a through edge in the forest is
+   then plus or minus the sum of the subtree hanging below it.  */
 
 #include <config.h>
 
@@ -43,6 +48,11 @@
 #include "estimate.h"
 
 #define NONE UINT32_MAX
+
+/* What a counter on a branch edge costs against one in a block: on the
+   fall-through edge, on the taken edge.  */
+#define FALL_EDGE_COST 1.25f
+#define TAKEN_EDGE_COST 1.6f
 
 /* Flow graph under construction.  */
 struct graph
@@ -201,11 +211,12 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
   free (reached);
 }
 
-/* Add the outside, branch and fall-through edges of block I of A to G.  */
+/* Add the outside, branch and fall-through edges of block I of A to G,
+   the branch and fall-through ones only with BRANCH_EDGES.  */
 
 static void
 add_block_edges (const struct analysis *a, size_t i, uint32_t into,
-		 struct graph *g)
+		 bool branch_edges, struct graph *g)
 {
   const struct cfg *cfg = &a->cfg;
   const struct block *b = &cfg->blocks[i];
@@ -255,7 +266,8 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
 	  outside_out = true;
 	  continue;
 	}
-      join (g, out, 2 * (uint32_t) j);
+      if (branch_edges)
+	join (g, out, 2 * (uint32_t) j);
     }
   if (outside_out)
     join (g, out, g->outside);
@@ -263,11 +275,14 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
     join (g, out, g->outside);	/* Entries at the slot.  */
 }
 
-/* Order for the through edges: heaviest first, then by index.  */
+/* An edge that may get a counter: the through edge of block ITEM, or,
+   for ITEM = N + 2k + t, the branch (t = 0) or fall-through (t = 1)
+   edge of the K-th block that EDGE_OK marks; heaviest first, then by
+   item.  */
 
 struct weighted
 {
-  uint32_t weight, block;
+  uint32_t weight, item;
 };
 
 static int
@@ -277,7 +292,19 @@ compare_weighted (const void *pa, const void *pb)
 
   if (a->weight != b->weight)
     return a->weight > b->weight ? -1 : 1;
-  return a->block < b->block ? -1 : a->block > b->block;
+  return a->item < b->item ? -1 : a->item > b->item;
+}
+
+/* A weight: F (a frequency, whose float bits order like the numbers)
+   then COST.  */
+
+static uint32_t
+weigh (float f, uint32_t cost)
+{
+  uint32_t bits;
+
+  memcpy (&bits, &f, sizeof bits);
+  return (((bits >> 16) + 1) << 8) | (cost > 255 ? 255 : cost);
 }
 
 /* Walk the forest of G: set PARENT of every vertex (NONE for roots) and
@@ -350,18 +377,19 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 bool
 derive_plan (const struct analysis *a, const uint32_t *cost,
 	     const unsigned char *cold, const uint32_t *into,
-	     const uint32_t *enters, bool all, struct derive *d,
-	     char **errmsg)
+	     const uint32_t *enters, const unsigned char *edge_ok, bool all,
+	     struct derive *d, char **errmsg)
 {
   const struct cfg *cfg = &a->cfg;
-  size_t n = cfg->n_blocks;
+  size_t n = cfg->n_blocks, n_cand = 0, n_items;
   struct graph g;
   uint8_t *outside_in = calloc (n + 1, 1);
-  struct weighted *w = malloc ((n + 1) * sizeof *w);
+  uint32_t *cand = malloc ((n + 1) * sizeof *cand);
+  struct weighted *w = NULL;
   uint32_t *parent = NULL, *order = NULL;
   uint8_t *need = NULL;
   uint8_t *closed = NULL;
-  float *freq = NULL;
+  float *freq = NULL, *taken = malloc ((n + 1) * sizeof *taken);
   bool ok = false;
 
   memset (d, 0, sizeof *d);
@@ -371,11 +399,13 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   g.outside = 2 * (uint32_t) n;
   d->measured = calloc (n + 1, 1);
   d->rule = calloc (n + 1, sizeof *d->rule);
+  d->taken_edge = calloc (n + 1, sizeof *d->taken_edge);
+  d->fall_edge = calloc (n + 1, sizeof *d->fall_edge);
   g.uf = malloc ((size_t) g.n_vertices * sizeof *g.uf);
   g.tree = malloc ((size_t) g.n_vertices * 2 * sizeof *g.tree);
-  if (outside_in == NULL || w == NULL
-      || d->measured == NULL || d->rule == NULL || g.uf == NULL
-      || g.tree == NULL)
+  if (outside_in == NULL || cand == NULL || taken == NULL
+      || d->measured == NULL || d->rule == NULL || d->taken_edge == NULL
+      || d->fall_edge == NULL || g.uf == NULL || g.tree == NULL)
     goto cleanup;
   if (all)
     {
@@ -406,38 +436,71 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
     }
   for (size_t i = 0; i < n; i++)
     {
+      bool counted = edge_ok != NULL && edge_ok[i];
       if (outside_in[i])
 	join (&g, g.outside, 2 * (uint32_t) i);
-      add_block_edges (a, i, into != NULL ? into[i] : 0, &g);
+      add_block_edges (a, i, into != NULL ? into[i] : 0, !counted, &g);
+      if (counted)
+	cand[n_cand++] = (uint32_t) i;
     }
+  n_items = n + 2 * n_cand;
+  w = malloc ((n_items + 1) * sizeof *w);
+  d->edges = malloc ((2 * n_cand + 1) * 2 * sizeof *d->edges);
+  if (w == NULL || d->edges == NULL)
+    goto cleanup;
 
-  /* Through edges, most often run first (by the estimate, whose float
-     bits order like the numbers), then costly first.  */
-  freq = estimate_frequencies (a, cold, enters);
+  /* Through edges and the candidate branch edges, most often run first
+     (by the estimate), then costly first.  A counter on a branch edge
+     costs a little more than one in a block (it has none of a block's
+     cheap ways to its counter), on the taken edge more again (the jump
+     back from its stub).  */
+  freq = estimate_frequencies (a, cold, enters, taken);
   if (freq == NULL)
     goto cleanup;
   for (size_t i = 0; i < n; i++)
     {
-      uint32_t bits;
-      memcpy (&bits, &freq[i], sizeof bits);
-      w[i].block = (uint32_t) i;
-      w[i].weight = cold[i] ? 0
-		    : (((bits >> 16) + 1) << 8) | (cost[i] > 255 ? 255 : cost[i]);
+      w[i].item = (uint32_t) i;
+      w[i].weight = cold[i] ? 0 : weigh (freq[i], cost[i]);
+    }
+  for (size_t k = 0; k < n_cand; k++)
+    {
+      uint32_t i = cand[k];
+      float t = freq[i] * taken[i], f = freq[i] - t;
+      w[n + 2 * k].item = (uint32_t) (n + 2 * k);
+      w[n + 2 * k].weight = weigh (t * TAKEN_EDGE_COST, 0);
+      w[n + 2 * k + 1].item = (uint32_t) (n + 2 * k + 1);
+      w[n + 2 * k + 1].weight = weigh (f * FALL_EDGE_COST, 0);
     }
   d->weight = malloc ((n + 1) * sizeof *d->weight);
   if (d->weight == NULL)
     goto cleanup;
   for (size_t i = 0; i < n; i++)
     d->weight[i] = w[i].weight;
-  qsort (w, n, sizeof *w, compare_weighted);
-  for (size_t k = 0; k < n; k++)
+  qsort (w, n_items, sizeof *w, compare_weighted);
+  for (size_t k = 0; k < n_items; k++)
     {
-      uint32_t i = w[k].block;
-      if (!join (&g, 2 * i, 2 * i + 1))
+      uint32_t i = w[k].item, c, from, to;
+      if (i < n)
 	{
-	  d->measured[i] = 1;
-	  d->n_measured++;
+	  if (!join (&g, 2 * i, 2 * i + 1))
+	    {
+	      d->measured[i] = 1;
+	      d->n_measured++;
+	    }
+	  continue;
 	}
+      c = cand[(i - n) / 2];
+      from = 2 * c + 1;
+      to = 2 * cfg->blocks[c].succ[(i - n) % 2];
+      if (join (&g, from, to))
+	continue;
+      d->edges[2 * d->n_edges] = from;
+      d->edges[2 * d->n_edges + 1] = to;
+      d->n_edges++;
+      if ((i - n) % 2 == 0)
+	d->taken_edge[c] = (uint32_t) d->n_edges;
+      else
+	d->fall_edge[c] = (uint32_t) d->n_edges;
     }
 
   parent = malloc ((size_t) g.n_vertices * sizeof *parent);
@@ -470,6 +533,8 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   for (size_t i = 0; i < n; i++)
     if (d->measured[i])
       need[2 * i] |= 1, need[2 * i + 1] |= 1;
+  for (size_t k = 0; k < 2 * d->n_edges; k++)
+    need[d->edges[k]] |= 1;
   for (uint32_t k = 0; k < g.n_vertices; k++)
     {
       uint32_t v = order[k];
@@ -511,6 +576,8 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   free (need);
   free (closed);
   free (freq);
+  free (taken);
+  free (cand);
   free (g.uf);
   free (g.tree);
   return ok;
@@ -523,5 +590,8 @@ derive_free (struct derive *d)
   free (d->rule);
   free (d->links);
   free (d->weight);
+  free (d->edges);
+  free (d->taken_edge);
+  free (d->fall_edge);
   memset (d, 0, sizeof *d);
 }

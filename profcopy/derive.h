@@ -17,8 +17,9 @@
 /* The counting plan of one object.  Vertex 2i is the entry of block i,
    vertex 2i+1 its exit, vertex 2n the outside world (n blocks).  The
    runtime computes, for every vertex v listed in LINKS (child, parent
-   pairs in post-order), the net flow of the measured blocks out of v's
-   subtree, ACC[v], and sends it up to the parent; block i's count is
+   pairs in post-order), the net flow of the measured blocks and counted
+   edges out of v's subtree, ACC[v], and sends it up to the parent;
+   block i's count is
    then its counter (RULE[i] == 0), or ACC[v] (RULE[i] == 1 + 2v), or
    -ACC[v] (RULE[i] == 2 + 2v).  */
 struct derive
@@ -33,6 +34,13 @@ struct derive
   uint32_t *weight;		/* Per block: how hot it is likely to be
 				   (estimated frequency, then cost); NULL
 				   with every block measured.  */
+  /* Counted branch edges: edge k runs from vertex EDGES[2k] (a block's
+     exit) to EDGES[2k + 1] (a block's entry), and its counter is the
+     (N_BLOCKS + k)-th.  Per block, TAKEN_EDGE and FALL_EDGE are 1 + the
+     edge index of its counted branch and fall-through edges, or 0.  */
+  uint32_t *edges;
+  size_t n_edges;
+  uint32_t *taken_edge, *fall_edge;
 };
 
 /* Choose the blocks of A that need a counter: those whose count does
@@ -45,12 +53,14 @@ struct derive
    INTO[i] - 1, the entry of a function that nothing else enters: the
    call is then an edge, not a way out.  ENTERS[i], when not 0, says
    that block i calls or jumps into function ENTERS[i] - 1 (both from
-   emit_narrow_liveness; either may be NULL).  With ALL, every block is
-   measured.  False with *ERRMSG when out of memory.  */
+   emit_narrow_liveness; either may be NULL).  EDGE_OK[i] (or NULL)
+   says that block i ends in a two-way branch whose edges may have
+   counters of their own; the counted ones go in D's EDGES.  With ALL,
+   every block is measured.  False with *ERRMSG when out of memory.  */
 bool derive_plan (const struct analysis *a, const uint32_t *cost,
 		  const unsigned char *cold, const uint32_t *into,
-		  const uint32_t *enters, bool all, struct derive *d,
-		  char **errmsg);
+		  const uint32_t *enters, const unsigned char *edge_ok,
+		  bool all, struct derive *d, char **errmsg);
 
 void derive_free (struct derive *d);
 

@@ -48,6 +48,7 @@
 #define OP_JAL		0x03
 #define OP_BEQ		0x04
 #define OP_BNE		0x05
+#define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
 #define OP_LUI		0x0f
 #define OP_LW		0x23
@@ -60,6 +61,11 @@
 
 #define ADDU_GP_GP_T9	0x0399e021u
 #define ADDU_GP_GP_RA	0x039fe021u
+
+/* How far (bytes of original code) a branch whose edges get counters
+   may go: the jump back from the taken edge's increment must reach its
+   target in the new text.  */
+#define EDGE_REACH	2048
 
 /* Words of the increment itself, without the way to r1, and the
    registers it needs, r1 included.  */
@@ -1744,6 +1750,18 @@ point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
 	 && last->op != OP_SC;
 }
 
+/* R (REG_T9) if t9 holds the function's entry at AT of a
+   position-independent object: a counter later on may count through
+   it, so no increment may take t9 as scratch there; else 0.  */
+
+static uint64_t
+keep_t9 (const struct emitter *e, uint32_t at)
+{
+  long w = emit_word_index (e, at);
+
+  return !e->fixed_address && w >= 0 && e->t9_valid[w] ? R (REG_T9) : 0;
+}
+
 /* Plan the increment of SNIPPET on the way into the block at TARGET,
    with gp valid or not (GP).  */
 
@@ -1754,6 +1772,8 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
   const struct block *t = cfg_block_at (&e->a->cfg, target);
   uint64_t dead = t != NULL ? ~t->live_in & SCRATCH_MASK : 0;
 
+  uint64_t keep = keep_t9 (e, target);
+
   if (e->fixed_address)
     {
       sn->kind = COUNT_ABS;
@@ -1762,12 +1782,23 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
   else if (gp)
     {
       sn->kind = COUNT_GP;
-      choose_regs (sn, dead, LLSC_REGS, 0, 0);
+      choose_regs (sn, dead, LLSC_REGS, 0, keep);
+    }
+  else if (keep != 0 && popcount64 (dead & ~keep) >= LLSC_REGS)
+    {
+      sn->kind = COUNT_T9;
+      choose_regs (sn, dead, LLSC_REGS, 0, keep);
+    }
+  else if (t != NULL && e->gp_saved[emit_word_index (e, t->start)] >= 0)
+    {
+      sn->kind = COUNT_SAVED_GP;
+      sn->saved_gp = e->gp_saved[emit_word_index (e, t->start)];
+      choose_regs (sn, dead, LLSC_REGS, 0, keep);
     }
   else
     {
       sn->kind = COUNT_PC;
-      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, 0);
+      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, keep);
     }
 }
 
@@ -1977,7 +2008,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      p->at = at;
 	      p->s.kind = COUNT_GP;
 	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, 0);
+			   LLSC_REGS, 0, keep_t9 (e, at));
 	      if (hoist_fits (e, b, at, &p->s))
 		return true;
 	      if (!have_fit)
@@ -2028,7 +2059,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      p->at = at;
 	      p->s.kind = COUNT_ABS;
 	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, 0);
+			   LLSC_REGS, 0, keep_t9 (e, at));
 	      if (hoist_fits (e, b, at, &p->s))
 		return true;
 	      if (!have_fit)
@@ -2072,7 +2103,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 		   spare_next (e, b, saved_at,
 			       ~cfg_live_at (code, cfg, b, saved_at)
 			       & SCRATCH_MASK, LLSC_REGS),
-		   LLSC_REGS, 0, 0);
+		   LLSC_REGS, 0, keep_t9 (e, saved_at));
       return true;
     }
   if (have_gp)
@@ -2083,7 +2114,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 		   spare_next (e, b, first_gp,
 			       ~cfg_live_at (code, cfg, b, first_gp)
 			       & SCRATCH_MASK, LLSC_REGS),
-		   LLSC_REGS, 0, 0);
+		   LLSC_REGS, 0, keep_t9 (e, first_gp));
       return true;
     }
   if (point_in_llsc (e, b, b->start))
@@ -2105,7 +2136,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       choose_regs (&p->s,
 		   spare_next (e, b, b->start, dead & ~R (REG_RA), LLSC_REGS)
 		   | (dead & R (REG_RA)),
-		   LLSC_REGS + 1, REG_RA, 0);
+		   LLSC_REGS + 1, REG_RA, keep_t9 (e, b->start));
     }
   return true;
 }
@@ -2302,7 +2333,9 @@ plan_got (struct emitter *e, char **errmsg)
 
   g->n_old_local = obj->dyn.local_gotno;
   g->n_old = obj->got_size / 4;
-  g->n_chunks = (uint32_t) ((a->cfg.n_blocks * 8 + 0xffff) / 0x10000);
+  /* The counters of the blocks, then those of the branch edges.  */
+  g->n_chunks = (uint32_t) (((a->cfg.n_blocks + 2 * e->n_edge_candidates)
+			     * 8 + 0xffff) / 0x10000);
   if (g->n_chunks == 0)
     g->n_chunks = 1;
   g->n_fixed = g->n_chunks + 2;
@@ -2617,6 +2650,7 @@ count_plans (struct emitter *e)
   e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
   e->n_hoisted = e->n_count_saved_gp = 0;
+  e->n_edge_counters = e->derive.n_edges;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
@@ -2641,6 +2675,97 @@ count_plans (struct emitter *e)
 	e->n_spilled++;
       p->s.hoist = hoistable (e, &cfg->blocks[i], p);
       e->n_hoisted += p->s.hoist;
+    }
+}
+
+/* Whether the conditional branch INSN has an inverse of the same form:
+   beq/bne, blez/bgtz, bltz/bgez.  */
+
+static bool
+invertible (const struct insn *insn)
+{
+  unsigned op = insn->word >> 26, rt = (insn->word >> 16) & 31;
+
+  if (insn->kind != INSN_BRANCH
+      || (insn->flags & (INSN_F_LIKELY | INSN_F_COND)))
+    return false;
+  return (op >= OP_BEQ && op <= OP_BGTZ) || (op == OP_REGIMM && rt <= 1);
+}
+
+/* Mark in E->edge_ok the blocks whose two branch edges may get counters
+   of their own: a conditional branch that has an inverse, its delay
+   slot in the block, to the start of another block of the same
+   function within EDGE_REACH (the stub jumps back there) that is not
+   the function's entry (--calls sends such branches past the probe),
+   falling into the next block; no word of theirs in an ll/sc
+   sequence.  False when out of memory.  */
+
+static bool
+mark_edge_candidates (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+
+  e->edge_ok = calloc (cfg->n_blocks + 1, 1);
+  if (e->edge_ok == NULL)
+    return false;
+  for (size_t i = 0; i + 1 < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i], *t, *next = b + 1;
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      bool ok;
+
+      if (ctl == NULL || slot == NULL || !invertible (ctl) || b->n_succ != 2
+	  || (b->flags & BLOCK_F_SLOT_ENTRY) || next->start != b->end
+	  || next->func != b->func
+	  || (ctl->target > ctl->addr ? ctl->target - ctl->addr
+	      : ctl->addr - ctl->target) > EDGE_REACH
+	  || (t = cfg_block_at (cfg, ctl->target)) == NULL
+	  || t->start != ctl->target || t->func != b->func
+	  || cfg->funcs[t->func].entry == t->start)
+	continue;
+      ok = !e->in_llsc[emit_word_index (e, t->start)]
+	   && !e->in_llsc[emit_word_index (e, next->start)];
+      for (uint32_t x = b->start; ok && x < b->end; x += 4)
+	ok = !e->in_llsc[emit_word_index (e, x)];
+      if (ok)
+	{
+	  e->edge_ok[i] = 1;
+	  e->n_edge_candidates++;
+	}
+    }
+  return true;
+}
+
+/* Plan the counters of the branch edges of block I that derive.c
+   counted.  */
+
+static void
+plan_branch_edges (struct emitter *e, size_t i)
+{
+  const struct code *code = &e->a->code;
+  const struct block *b = &e->a->cfg.blocks[i];
+  struct count_plan *p = &e->plans[i];
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  size_t n = e->a->cfg.n_blocks;
+  bool gp = e->gp_valid[emit_word_index (e, b->start)];
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    gp = gp_step (gp, code_insn_at (code, a));
+  if (e->derive.taken_edge[i] != 0)
+    {
+      p->count_taken = true;
+      p->taken_counter = (uint32_t) (n + e->derive.taken_edge[i] - 1);
+      plan_edge_snippet (e, &p->taken_s, ctl->target, gp);
+      e->invert[emit_word_index (e, ctl->addr)] = 1;
+    }
+  if (e->derive.fall_edge[i] != 0)
+    {
+      p->count_fall = true;
+      p->fall_counter = (uint32_t) (n + e->derive.fall_edge[i] - 1);
+      plan_edge_snippet (e, &p->fall_s, b->end, gp);
     }
 }
 
@@ -2689,6 +2814,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->entered = calloc (total + 1, 1);
   e->in_llsc = calloc (total + 1, 1);
   e->retarget = calloc (total + 1, sizeof *e->retarget);
+  e->invert = calloc (total + 1, 1);
   e->xlate = calloc (total + 1, sizeof *e->xlate);
   e->pad = calloc (total + 1, sizeof *e->pad);
   e->needs_pad = calloc (total + 1, 1);
@@ -2696,7 +2822,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
       || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
-      || e->in_llsc == NULL || e->retarget == NULL || e->xlate == NULL
+      || e->in_llsc == NULL || e->retarget == NULL || e->invert == NULL
+      || e->xlate == NULL
       || e->pad == NULL || e->needs_pad == NULL)
     goto nomem;
   e->calls = calls;
@@ -2725,6 +2852,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     return false;
   if (!gp_saved_dataflow (e))
     goto nomem;
+  if (!all_blocks && !mark_edge_candidates (e))
+    goto nomem;
   if (!plan_got (e, errmsg)
       || !t9_dataflow (e, errmsg))
     return false;
@@ -2742,11 +2871,15 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       cost[i] = snippet_words (&p->s);
       if (p->edge)
 	cost[i] += snippet_words (&p->taken) + 4;
+      /* The count at the block's end would run on the fall-through
+	 edge only.  */
+      if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
+	e->edge_ok[i] = 0;
     }
   cold = mark_cold (e);
   ok = cold != NULL
-       && derive_plan (a, cost, cold, sites->into, sites->enters, all_blocks,
-		       &e->derive, errmsg);
+       && derive_plan (a, cost, cold, sites->into, sites->enters,
+		       e->edge_ok, all_blocks, &e->derive, errmsg);
   if (cold == NULL)
     *errmsg = strdup ("out of memory");
   free (cost);
@@ -2754,11 +2887,14 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    if (!e->derive.measured[i])
-      {
-	memset (&e->plans[i], 0, sizeof e->plans[i]);
-	e->plans[i].derived = true;
-      }
+    {
+      if (!e->derive.measured[i])
+	{
+	  memset (&e->plans[i], 0, sizeof e->plans[i]);
+	  e->plans[i].derived = true;
+	}
+      plan_branch_edges (e, i);
+    }
   e->window_slot = malloc ((a->cfg.n_blocks + 1) * sizeof *e->window_slot);
   if (e->window_slot == NULL)
     goto nomem;
@@ -3052,6 +3188,20 @@ layout_pass (struct emitter *e)
       else if (p->at == b->end && !p->derived)
 	{
 	  pc += 4 * snippet_words (&p->s);
+	  island_add (&isl, pc);
+	}
+      if (p->count_taken)
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  pc += 4 * snippet_words (&p->taken_s);
+	  island_add (&isl, pc);
+	  pc += 4 * 2;
+	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
+	}
+      if (p->count_fall)
+	{
+	  pc += 4 * snippet_words (&p->fall_s);
 	  island_add (&isl, pc);
 	}
       if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, pc, &isl, &over))
@@ -3465,11 +3615,12 @@ put_island (struct cursor *c, bool over)
   c->isl.n = 0;
 }
 
-/* Write the counter increment of block INDEX planned in P.  */
+/* Write the increment of counter INDEX planned in P, in the code of
+   block BLOCK (whose function's entry t9 may hold).  */
 
 static void
-put_snippet (struct cursor *c, size_t index, const struct snippet *p,
-	     const struct insn *hoist)
+put_snippet (struct cursor *c, size_t index, size_t block,
+	     const struct snippet *p, const struct insn *hoist)
 {
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
@@ -3520,7 +3671,7 @@ put_snippet (struct cursor *c, size_t index, const struct snippet *p,
     case COUNT_T9:
       {
 	const struct cfg *cfg = &e->a->cfg;
-	const struct function *f = &cfg->funcs[cfg->blocks[index].func];
+	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
 	r1 = p->regs[0];
 	r2 = p->regs[1];
 	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
@@ -3777,6 +3928,8 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
 	  if (off < -32768 || off > 32767)
 	    goto range;
+	  if (e->invert[w])
+	    word = invert_branch (word);
 	  word = (word & 0xffff0000) | ((uint32_t) off & 0xffff);
 	}
       put (c, word);
@@ -3915,11 +4068,11 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   if (p->has_fall)
     {
       uint32_t words = snippet_words (&p->taken) + 3;
-      put_snippet (c, index, &p->s, NULL);
+      put_snippet (c, index, index, &p->s, NULL);
       put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
       put (c, 0);
     }
-  put_snippet (c, index, &p->taken, NULL);
+  put_snippet (c, index, index, &p->taken, NULL);
   off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
   if (off < -32768 || off > 32767)
     {
@@ -3930,6 +4083,46 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
     }
   put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
   put (c, 0);
+  return true;
+}
+
+/* Write the counters of the branch edges of block B planned in P: the
+   taken edge's increment and the jump to the target (the inverted branch
+   skips them), then the fall-through edge's increment.  */
+
+static bool
+put_branch_edge_counts (struct cursor *c, const struct block *b,
+			const struct count_plan *p, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  int64_t off;
+
+  if (p->count_taken)
+    {
+      put_snippet (c, p->taken_counter, (size_t) (b - e->a->cfg.blocks),
+		   &p->taken_s, NULL);
+      off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
+      if (off < -32768 || off > 32767)
+	{
+	  if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
+			"cannot reach its target", ctl->addr) < 0)
+	    *errmsg = NULL;
+	  return false;
+	}
+      put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+      put (c, 0);
+      if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
+	{
+	  *errmsg = strdup ("internal error: layout and emission disagree "
+			    "on a branch edge");
+	  return false;
+	}
+    }
+  if (p->count_fall)
+    put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
+		 &p->fall_s, NULL);
   return true;
 }
 
@@ -4062,7 +4255,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
 	    {
-	      put_snippet (&c, i, &p->s, p->s.hoist ? insn : NULL);
+	      put_snippet (&c, i, i, &p->s, p->s.hoist ? insn : NULL);
 	      if (p->s.hoist)
 		continue;
 	    }
@@ -4088,7 +4281,10 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
 	goto done;
       if (!p->edge && !p->derived && p->at == b->end)
-	put_snippet (&c, i, &p->s, NULL);
+	put_snippet (&c, i, i, &p->s, NULL);
+      if ((p->count_taken || p->count_fall)
+	  && !put_branch_edge_counts (&c, b, p, errmsg))
+	goto done;
       if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, c.pc, &c.isl,
 		      &over))
 	put_island (&c, over);
@@ -4128,6 +4324,8 @@ emit_free (struct emitter *e)
   free (e->entered);
   free (e->in_llsc);
   free (e->retarget);
+  free (e->invert);
+  free (e->edge_ok);
   free (e->xlate);
   free (e->window_slot);
   free (e->window_blocks);

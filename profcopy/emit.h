@@ -76,6 +76,13 @@ struct count_plan
   uint32_t stub;		/* With EDGE: where the stub is laid out.  */
   bool derived;			/* No counter: the count follows from others'
 				   (derive.c); AT is 0.  */
+  /* Counters on its branch edges (derive.c's taken_edge and fall_edge),
+     whatever DERIVED says: after the block, the increment of the taken
+     edge and a jump to the target, which the branch, inverted, skips on
+     its way to the increment of the fall-through edge.  */
+  bool count_taken, count_fall;
+  uint32_t taken_counter, fall_counter;	/* Counter indices.  */
+  struct snippet taken_s, fall_s;
 };
 
 /* How a direct branch that cannot reach its new target is written.  */
@@ -130,6 +137,10 @@ struct emitter
 				   with nothing dead goes there, else 0.  */
   uint8_t *needs_pad;		/* Per word: a block start that needs one.  */
   uint32_t *retarget;		/* A branch's new target when not its map.  */
+  unsigned char *invert;	/* A branch whose condition is inverted.  */
+  unsigned char *edge_ok;	/* Per block: its branch edges may have
+				   counters (mark_edge_candidates).  */
+  size_t n_edge_candidates;
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
@@ -176,6 +187,7 @@ struct emitter
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;
+  size_t n_edge_counters;
   size_t n_xlate, n_xlate_skipped;
 };
 

@@ -621,7 +621,7 @@ scale_regions (struct estimator *e)
 
 float *
 estimate_frequencies (const struct analysis *a, const unsigned char *cold,
-		      const uint32_t *enters)
+		      const uint32_t *enters, float *taken)
 {
   const struct cfg *cfg = &a->cfg;
   struct estimator e;
@@ -655,6 +655,14 @@ estimate_frequencies (const struct analysis *a, const unsigned char *cold,
     {
       set_shares (&e);
       ok = solve_regions (&e) && scale_regions (&e);
+      if (taken != NULL)
+	{
+	  memset (taken, 0, e.n * sizeof *taken);
+	  for (size_t k = 0; k < e.n_edges; k++)
+	    if (e.edges[k].kind == EDGE_BRANCH
+		&& e.edges[k].to == cfg->blocks[e.edges[k].from].succ[0])
+	      taken[e.edges[k].from] = e.edges[k].share;
+	}
     }
   free (roots);
   free (e.edges);

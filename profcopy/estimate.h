@@ -18,9 +18,11 @@
    says that block i ends in a call or jump that enters function
    ENTERS[i] - 1 (a direct call, or an indirect one whose target is
    known); ENTERS may be NULL.  Only the order of the numbers means
-   anything.  */
+   anything.  With TAKEN, also set TAKEN[i], for every block i that ends
+   in a two-way branch, to the estimated share of its runs that take the
+   branch (to succ[0]), else 0.  */
 float *estimate_frequencies (const struct analysis *a,
 			     const unsigned char *cold,
-			     const uint32_t *enters);
+			     const uint32_t *enters, float *taken);
 
 #endif /* PROFCOPY_ESTIMATE_H */

@@ -567,6 +567,24 @@ build_eh (struct rewriter *rw, char **errmsg)
 
 /* Build the segment and patch the copy.  */
 
+/* The counters of E: one per block, then one per counted branch
+   edge.  */
+
+static uint32_t
+n_counters (const struct emitter *e)
+{
+  return (uint32_t) (e->derive.n_blocks + e->derive.n_edges);
+}
+
+/* The bytes of E's derivation table (runtime/segment.h).  */
+
+static uint32_t
+derive_size (const struct emitter *e)
+{
+  return (uint32_t) (sizeof (struct pc_derive) + 4 * e->derive.n_blocks
+		     + 8 * e->derive.n_links + 8 * e->derive.n_edges);
+}
+
 static bool
 build (struct rewriter *rw, const char *in_path, char **errmsg)
 {
@@ -621,8 +639,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     wblocks_off = seg_reserve (sb, 4 * e->n_window, 4);
   if (e->derive.n_measured < cfg->n_blocks)
     {
-      derive_off = seg_reserve (sb, 8 + 4 * cfg->n_blocks
-				+ 8 * e->derive.n_links, 4);
+      derive_off = seg_reserve (sb, derive_size (e), 4);
       if (derive_off == (size_t) -1)
 	goto nomem;
     }
@@ -666,11 +683,9 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	       4);
   if (derive_off != 0)
     add_section (rw, ".profcopy.derive", SHT_PROGBITS, SHF_ALLOC,
-		 sb->vaddr + (uint32_t) derive_off,
-		 8 + 4 * (uint32_t) cfg->n_blocks
-		 + 8 * (uint32_t) e->derive.n_links, 4);
+		 sb->vaddr + (uint32_t) derive_off, derive_size (e), 4);
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
-	       e->counters, 8 * (uint32_t) cfg->n_blocks, 16);
+	       e->counters, 8 * n_counters (e), 16);
   move_section_header (rw, ".got", e->got.addr,
 		       rw->seg_offset + (uint32_t) got_off,
 		       4 * (e->got.n_old + e->got.n_new));
@@ -701,11 +716,14 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
       unsigned char *d = sb->buf + derive_off;
       put32 (d, e->derive.n_vertices, be);
       put32 (d + 4, (uint32_t) e->derive.n_links, be);
-      d += 8;
+      put32 (d + 8, (uint32_t) e->derive.n_edges, be);
+      d += sizeof (struct pc_derive);
       for (size_t i = 0; i < cfg->n_blocks; i++, d += 4)
 	put32 (d, e->derive.rule[i], be);
       for (size_t i = 0; i < 2 * e->derive.n_links; i++, d += 4)
 	put32 (d, e->derive.links[i], be);
+      for (size_t i = 0; i < 2 * e->derive.n_edges; i++, d += 4)
+	put32 (d, e->derive.edges[i], be);
     }
 
   h = sb->buf + hdr;
@@ -799,14 +817,16 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
 	     "%zu with saved registers, "
 	     "%zu with the next instruction in their delay slot, "
-	     "%zu counted on edges), %zu long branches, %zu indirect jumps "
+	     "%zu counted on edges), %zu branch edges counted, "
+	     "%zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
 	     "%u new GOT entries, %zu probes with %zu stubs, "
 	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
 	     rw.e.n_count_t9, rw.e.n_count_saved_gp, rw.e.n_count_pc,
 	     rw.e.n_count_abs,
-	     rw.e.n_count_window, rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge, rw.e.n_long_calls,
+	     rw.e.n_count_window, rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge,
+	     rw.e.n_edge_counters, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
 
@@ -816,7 +836,7 @@ rewrite_object (const char *in_path, const char *out_path,
   seg.offset = rw.seg_offset;
   seg.bytes = rw.sb.buf;
   seg.filesz = (uint32_t) rw.sb.size;
-  seg.memsz = rw.e.counters + 8 * (uint32_t) rw.a.cfg.n_blocks - rw.sb.vaddr;
+  seg.memsz = rw.e.counters + 8 * n_counters (&rw.e) - rw.sb.vaddr;
   seg.sections = rw.sections;
   seg.n_sections = rw.n_sections;
   ok = elf_write_with_segment (out_path, rw.image, rw.a.obj.size,

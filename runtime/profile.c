@@ -642,25 +642,32 @@ snap_derive (const struct pc_segment_header *h, uintptr_t bias,
     return NULL;
   d = (const struct pc_derive *) (bias + h->derive);
   if (d->n_vertices != 2 * h->n_blocks + 1
-      || d->n_links > d->n_vertices
+      || d->n_links > d->n_vertices || d->n_edges > h->n_blocks
       || !snap_in_object (phdr, phnum, h->derive,
-			  sizeof *d + 4 * h->n_blocks + 8 * d->n_links))
+			  sizeof *d + 4 * h->n_blocks + 8 * d->n_links
+			  + 8 * d->n_edges)
+      || !snap_in_object (phdr, phnum, h->counters,
+			  ((size_t) h->n_blocks + d->n_edges)
+			  * sizeof (struct pc_counter)))
     return NULL;
   return d;
 }
 
 /* Fill in the N_BLOCKS counts COUNTS of the blocks that have no counter,
-   from the others, as D says (segment.h); ACC is D->n_vertices zeros
+   from the others and from the counters EDGE_COUNTERS of D's edges, as
+   D says (segment.h); ACC is D->n_vertices zeros
    (fresh pages: zeroing them here could become a call to memset, which
    is profiled code, before the counts of libc are copied).  A value out
    of range stops the derivation.  */
 
 static void
 snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
+		    const volatile struct pc_counter *edge_counters,
 		    uint64_t *counts, uint64_t *acc)
 {
   const uint32_t *rule = (const uint32_t *) (d + 1);
   const uint32_t *link = rule + n_blocks;
+  const uint32_t *edge = link + 2 * d->n_links;
   uint32_t n = d->n_vertices;
 
   /* Most blocks of a library never run: skip the zeros (64-bit sums
@@ -671,6 +678,18 @@ snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
 	acc[2 * b] += counts[b];
 	acc[2 * b + 1] -= counts[b];
       }
+  for (uint32_t k = 0; k < d->n_edges; k++)
+    {
+      uint64_t c = read_count (&edge_counters[k]);
+      uint32_t from = edge[2 * k], to = edge[2 * k + 1];
+      if (__builtin_expect ((from >= n) | (to >= n), 0))
+	return;
+      if (c != 0)
+	{
+	  acc[from] += c;
+	  acc[to] -= c;
+	}
+    }
   for (const uint32_t *l = link, *end = link + 2 * d->n_links; l < end;
        l += 2)
     {
@@ -773,7 +792,7 @@ profcopy_snapshot (void)
       d = snap_derive (h, l->l_addr, phdr, phnum);
       if (d != NULL && d->n_vertices <= n_vertices)
 	{
-	  snap_derive_counts (d, h->n_blocks, counts, acc);
+	  snap_derive_counts (d, h->n_blocks, c + h->n_blocks, counts, acc);
 	  acc += d->n_vertices;
 	  n_vertices -= d->n_vertices;
 	}

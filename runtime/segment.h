@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 3
+#define PC_SEGMENT_VERSION 4
 
 struct pc_segment_header
 {
@@ -28,7 +28,8 @@ struct pc_segment_header
   uint32_t header_size;		/* sizeof (struct pc_segment_header).  */
   uint32_t n_blocks;
   uint32_t blocks;		/* struct pc_block[n_blocks].  */
-  uint32_t counters;		/* struct pc_counter[n_blocks], zero at start.  */
+  uint32_t counters;		/* struct pc_counter[n_blocks], zero at start,
+				   then those of the derivation's edges.  */
   uint32_t map;			/* uint32_t new address per original word.  */
   uint32_t text_start;		/* Original code range the map covers.  */
   uint32_t text_end;
@@ -65,15 +66,19 @@ struct pc_segment_header
    others (profcopy/derive.c explains why this is exact).  Vertex 2i is
    the entry of block i, 2i+1 its exit.  With ACC[v] zero for every
    vertex, a counted block i (RULE[i] == 0) with count C adds C to
-   ACC[2i] and subtracts it from ACC[2i+1]; then, for each (child,
-   parent) pair of LINKS in order, ACC[parent] += ACC[child]; then a
-   block with RULE[i] == 1 + 2v counts ACC[v], one with RULE[i] == 2 + 2v
-   counts -ACC[v], all modulo 2^64.  The header is followed by
-   uint32_t rule[n_blocks], then uint32_t links[2 * n_links].  */
+   ACC[2i] and subtracts it from ACC[2i+1], and a counted edge k, from
+   vertex EDGES[2k] to vertex EDGES[2k + 1], whose count C is the
+   counter n_blocks + k, adds C to ACC[EDGES[2k]] and subtracts it from
+   ACC[EDGES[2k + 1]]; then, for each (child, parent) pair of LINKS in
+   order, ACC[parent] += ACC[child]; then a block with RULE[i] == 1 + 2v
+   counts ACC[v], one with RULE[i] == 2 + 2v counts -ACC[v], all modulo
+   2^64.  The header is followed by uint32_t rule[n_blocks], then
+   uint32_t links[2 * n_links], then uint32_t edges[2 * n_edges].  */
 struct pc_derive
 {
   uint32_t n_vertices;
   uint32_t n_links;
+  uint32_t n_edges;
 };
 
 /* One basic block of the original object.  */
