@@ -417,6 +417,14 @@ cfg_block_at (const struct cfg *cfg, uint32_t addr)
   return i < 0 ? NULL : &cfg->blocks[i];
 }
 
+long
+cfg_block_starting (const struct cfg *cfg, uint32_t addr)
+{
+  long i = block_index (cfg, addr);
+
+  return i >= 0 && cfg->blocks[i].start == addr ? i : -1;
+}
+
 /* Return the function of CFG that contains ADDR, or NULL.  */
 
 const struct function *

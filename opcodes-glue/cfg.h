@@ -108,6 +108,9 @@ void cfg_free (struct cfg *cfg);
 /* The block containing ADDR, or NULL.  */
 const struct block *cfg_block_at (const struct cfg *cfg, uint32_t addr);
 
+/* The index of the block that starts at ADDR, or -1.  */
+long cfg_block_starting (const struct cfg *cfg, uint32_t addr);
+
 /* The function containing ADDR, or NULL.  */
 const struct function *cfg_function_at (const struct cfg *cfg, uint32_t addr);
 

@@ -46,6 +46,7 @@
 
 #include "derive.h"
 #include "estimate.h"
+#include "union-find.h"
 
 #define NONE UINT32_MAX
 
@@ -63,24 +64,13 @@ struct graph
   size_t n_tree;
 };
 
-static uint32_t
-find (uint32_t *uf, uint32_t v)
-{
-  while (uf[v] != v)
-    {
-      uf[v] = uf[uf[v]];
-      v = uf[v];
-    }
-  return v;
-}
-
 /* Join U and V in G; record the edge in the forest if it joined two
    components, and return whether it did.  */
 
 static bool
 join (struct graph *g, uint32_t u, uint32_t v)
 {
-  uint32_t ru = find (g->uf, u), rv = find (g->uf, v);
+  uint32_t ru = uf_find (g->uf, u), rv = uf_find (g->uf, v);
 
   if (ru == rv)
     return false;
@@ -89,16 +79,6 @@ join (struct graph *g, uint32_t u, uint32_t v)
   g->tree[2 * g->n_tree + 1] = v;
   g->n_tree++;
   return true;
-}
-
-/* The index of the block of CFG that starts at ADDR, or -1.  */
-
-static long
-block_starting (const struct cfg *cfg, uint32_t addr)
-{
-  const struct block *b = cfg_block_at (cfg, addr);
-
-  return b != NULL && b->start == addr ? b - cfg->blocks : -1;
 }
 
 /* The block whose jump goes through the switch table entry R, when R is
@@ -112,7 +92,7 @@ table_edge (const struct analysis *a, const struct reloc_entry *r)
   const struct block *from;
 
   if (r->type != RELOC_JUMP_TABLE
-      || block_starting (&a->cfg, r->target) < 0)
+      || cfg_block_starting (&a->cfg, r->target) < 0)
     return NULL;
   from = cfg_block_at (&a->cfg, r->aux2);
   return from != NULL && (from->flags & BLOCK_F_TABLE) ? from : NULL;
@@ -133,18 +113,18 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
   long k;
 
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    if ((k = block_starting (cfg, cfg->funcs[f].entry)) >= 0 && !closed[k])
+    if ((k = cfg_block_starting (cfg, cfg->funcs[f].entry)) >= 0 && !closed[k])
       outside_in[k] = 1;
   for (size_t i = 0; i < a->relocs.n_entries; i++)
-    if ((k = block_starting (cfg, a->relocs.entries[i].target)) >= 0
+    if ((k = cfg_block_starting (cfg, a->relocs.entries[i].target)) >= 0
 	&& !closed[k] && !table_edge (a, &a->relocs.entries[i])
 	&& !(a->relocs.entries[i].flags & RELOC_F_TABLE_SLOT))
       outside_in[k] = 1;
   for (size_t i = 0; i < a->n_landing_pads; i++)
-    if ((k = block_starting (cfg, a->landing_pads[i])) >= 0)
+    if ((k = cfg_block_starting (cfg, a->landing_pads[i])) >= 0)
       outside_in[k] = 1;
   for (size_t i = 0; i < a->obj.n_symbols; i++)
-    if ((k = block_starting (cfg, a->obj.symbols[i].value)) >= 0
+    if ((k = cfg_block_starting (cfg, a->obj.symbols[i].value)) >= 0
 	&& !closed[k])
       outside_in[k] = 1;
   for (size_t i = 0; i < cfg->n_blocks; i++)
@@ -167,10 +147,11 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
     }
 }
 
-/* Set OUTSIDE_IN[i] for every block that no direct branch, no fall and
-   no call of INTO reaches: whatever runs it comes from outside (a function that no
-   symbol or table names, run through a code pointer that the run-time
-   translation catches).  */
+/* Set OUTSIDE_IN[i] for every block that no direct branch, no fall, no
+   call of INTO and no switch-table jump that is an edge reaches:
+   whatever runs it comes from outside (a function that no symbol or
+   table names, run through a code pointer that the run-time translation
+   catches).  */
 
 static void
 mark_unreached (const struct analysis *a, const uint32_t *into,
@@ -193,18 +174,18 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
 
       if (ctl != NULL && (ctl->kind == INSN_BRANCH || ctl->kind == INSN_JUMP
 			  || ctl->kind == INSN_CALL)
-	  && (j = block_starting (cfg, ctl->target)) >= 0)
+	  && (j = cfg_block_starting (cfg, ctl->target)) >= 0)
 	reached[j] = 1;
       if ((ctl == NULL || ctl->kind == INSN_BRANCH
 	   || (b->flags & BLOCK_F_SLOT_ENTRY))
-	  && (j = block_starting (cfg, b->end)) >= 0)
+	  && (j = cfg_block_starting (cfg, b->end)) >= 0)
 	reached[j] = 1;
       if (into != NULL && into[i] != 0)
 	reached[into[i] - 1] = 1;
     }
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     if (table_edge (a, &a->relocs.entries[i]) != NULL)
-      reached[block_starting (cfg, a->relocs.entries[i].target)] = 1;
+      reached[cfg_block_starting (cfg, a->relocs.entries[i].target)] = 1;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     if (!reached[i])
       outside_in[i] = 1;
@@ -260,7 +241,7 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
     dests[n_dests++] = b->end;	/* Entered at the slot, it falls.  */
   for (unsigned k = 0; k < n_dests; k++)
     {
-      long j = block_starting (cfg, dests[k]);
+      long j = cfg_block_starting (cfg, dests[k]);
       if (j < 0)
 	{
 	  outside_out = true;
@@ -432,7 +413,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
       const struct block *from = table_edge (a, r);
       if (from != NULL)
 	join (&g, 2 * (uint32_t) (from - cfg->blocks) + 1,
-	      2 * (uint32_t) block_starting (cfg, r->target));
+	      2 * (uint32_t) cfg_block_starting (cfg, r->target));
     }
   for (size_t i = 0; i < n; i++)
     {

@@ -2820,7 +2820,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->needs_pad = calloc (total + 1, 1);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
-      || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL || e->long_kind == NULL
+      || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL
+      || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
       || e->in_llsc == NULL || e->retarget == NULL || e->invert == NULL
       || e->xlate == NULL
@@ -4052,6 +4053,29 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put_unspill (c, sn);
 }
 
+/* Write the jump from a counting stub on to the target of the branch
+   CTL (and its empty delay slot); false with *ERRMSG, naming the stub
+   WHAT, when it cannot reach.  */
+
+static bool
+put_jump_back (struct cursor *c, const struct insn *ctl, const char *what,
+	       char **errmsg)
+{
+  int64_t off = ((int64_t) emit_map (c->e, ctl->target)
+		 - (int64_t) (c->pc + 4)) / 4;
+
+  if (off < -32768 || off > 32767)
+    {
+      if (asprintf (errmsg, "0x%08x: %s cannot reach its target", ctl->addr,
+		    what) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+  put (c, 0);
+  return true;
+}
+
 /* Write the counts of block INDEX (B), planned in P to go on its
    outgoing edges: after its fall-through, then the stub its branch
    goes to, which counts and jumps on to the branch's real target.  */
@@ -4063,7 +4087,6 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   const struct emitter *e = c->e;
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
-  int64_t off;
 
   if (p->has_fall)
     {
@@ -4073,17 +4096,8 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
       put (c, 0);
     }
   put_snippet (c, index, index, &p->taken, NULL);
-  off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
-  if (off < -32768 || off > 32767)
-    {
-      if (asprintf (errmsg, "0x%08x: the counting stub of an ll/sc block "
-		    "cannot reach its target", ctl->addr) < 0)
-	*errmsg = NULL;
-      return false;
-    }
-  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
-  put (c, 0);
-  return true;
+  return put_jump_back (c, ctl, "the counting stub of an ll/sc block",
+			errmsg);
 }
 
 /* Write the counters of the branch edges of block B planned in P: the
@@ -4097,22 +4111,13 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
   const struct emitter *e = c->e;
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
-  int64_t off;
 
   if (p->count_taken)
     {
       put_snippet (c, p->taken_counter, (size_t) (b - e->a->cfg.blocks),
 		   &p->taken_s, NULL);
-      off = ((int64_t) emit_map (e, ctl->target) - (int64_t) (c->pc + 4)) / 4;
-      if (off < -32768 || off > 32767)
-	{
-	  if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
-			"cannot reach its target", ctl->addr) < 0)
-	    *errmsg = NULL;
-	  return false;
-	}
-      put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
-      put (c, 0);
+      if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
+	return false;
       if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
 	{
 	  *errmsg = strdup ("internal error: layout and emission disagree "

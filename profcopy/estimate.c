@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "estimate.h"
+#include "union-find.h"
 
 #define NONE UINT32_MAX
 
@@ -92,27 +93,6 @@ struct estimator
   float *freq;
 };
 
-/* The index of the block of CFG that starts at ADDR, or -1.  */
-
-static long
-block_starting (const struct cfg *cfg, uint32_t addr)
-{
-  const struct block *b = cfg_block_at (cfg, addr);
-
-  return b != NULL && b->start == addr ? b - cfg->blocks : -1;
-}
-
-static uint32_t
-find (uint32_t *uf, uint32_t v)
-{
-  while (uf[v] != v)
-    {
-      uf[v] = uf[uf[v]];
-      v = uf[v];
-    }
-  return v;
-}
-
 /* Add an edge to E (room was made for it).  */
 
 static void
@@ -132,7 +112,7 @@ add_edge (struct estimator *e, size_t from, size_t to, float share,
 static long
 entry_block (const struct cfg *cfg, uint32_t f)
 {
-  return block_starting (cfg, cfg->funcs[f].entry);
+  return cfg_block_starting (cfg, cfg->funcs[f].entry);
 }
 
 /* Make the edges of E: the blocks' successors, calls and jumps into
@@ -159,7 +139,7 @@ make_edges (struct estimator *e, const uint32_t *enters)
       const struct block *from;
       if (r->type == RELOC_JUMP_TABLE
 	  && (from = cfg_block_at (cfg, r->aux2)) != NULL
-	  && block_starting (cfg, r->target) >= 0)
+	  && cfg_block_starting (cfg, r->target) >= 0)
 	n_cases[from - cfg->blocks]++;
     }
   for (size_t i = 0; i < e->n; i++)
@@ -206,7 +186,7 @@ make_edges (struct estimator *e, const uint32_t *enters)
       long to;
       if (r->type == RELOC_JUMP_TABLE
 	  && (from = cfg_block_at (cfg, r->aux2)) != NULL
-	  && (to = block_starting (cfg, r->target)) >= 0)
+	  && (to = cfg_block_starting (cfg, r->target)) >= 0)
 	add_edge (e, (size_t) (from - cfg->blocks), (size_t) to,
 		  1.0f / (float) n_cases[from - cfg->blocks], EDGE_FLOW);
     }
@@ -230,13 +210,13 @@ make_regions (struct estimator *e)
   for (size_t k = 0; k < e->n_edges; k++)
     if (e->edges[k].kind != EDGE_CALL)
       {
-	uint32_t x = find (e->region, cfg->blocks[e->edges[k].from].func);
-	uint32_t y = find (e->region, cfg->blocks[e->edges[k].to].func);
+	uint32_t x = uf_find (e->region, cfg->blocks[e->edges[k].from].func);
+	uint32_t y = uf_find (e->region, cfg->blocks[e->edges[k].to].func);
 	if (x != y)
 	  e->region[x] = y;
       }
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    e->region[f] = find (e->region, (uint32_t) f);
+    e->region[f] = uf_find (e->region, (uint32_t) f);
   return true;
 }
 
