@@ -266,14 +266,26 @@ struct weighted
   uint32_t weight, item;
 };
 
-static int
-compare_weighted (const void *pa, const void *pb)
-{
-  const struct weighted *a = pa, *b = pb;
+/* Sort the N items W, listed by item, heaviest first and by item among
+   equals: a stable radix sort of the complemented weights, 11 bits at a
+   time, through TMP (N items).  */
 
-  if (a->weight != b->weight)
-    return a->weight > b->weight ? -1 : 1;
-  return a->item < b->item ? -1 : a->item > b->item;
+static void
+sort_weighted (struct weighted *w, struct weighted *tmp, size_t n)
+{
+  size_t count[(1 << 11) + 1];
+
+  for (unsigned shift = 0; shift < 32; shift += 11)
+    {
+      memset (count, 0, sizeof count);
+      for (size_t k = 0; k < n; k++)
+	count[((~w[k].weight >> shift) & 0x7ff) + 1]++;
+      for (size_t d = 0; d < 0x7ff; d++)
+	count[d + 1] += count[d];
+      for (size_t k = 0; k < n; k++)
+	tmp[count[(~w[k].weight >> shift) & 0x7ff]++] = w[k];
+      memcpy (w, tmp, n * sizeof *w);
+    }
 }
 
 /* A weight: F (a frequency, whose float bits order like the numbers)
@@ -457,7 +469,13 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
     goto cleanup;
   for (size_t i = 0; i < n; i++)
     d->weight[i] = w[i].weight;
-  qsort (w, n_items, sizeof *w, compare_weighted);
+  {
+    struct weighted *tmp = malloc ((n_items + 1) * sizeof *tmp);
+    if (tmp == NULL)
+      goto cleanup;
+    sort_weighted (w, tmp, n_items);
+    free (tmp);
+  }
   for (size_t k = 0; k < n_items; k++)
     {
       uint32_t i = w[k].item, c, from, to;

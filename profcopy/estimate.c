@@ -50,7 +50,7 @@
 #define LEAVE_LOOP 0.2f
 #define TO_COLD 0.02f
 #define CONVERGED 0.002f
-#define MAX_SWEEPS 30
+#define MAX_SWEEPS 8
 #define FREQ_MAX 1e18f
 
 /* Blocks the loop bodies may visit, in all, per block of the object:
