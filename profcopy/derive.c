@@ -50,6 +50,12 @@
 
 #define NONE UINT32_MAX
 
+/* A block counter of more than COSTLY_COUNTER words (registers saved,
+   an address from a bal) weighs as if its block ran cost / USUAL_COUNTER
+   times as often.  */
+#define COSTLY_COUNTER 12
+#define USUAL_COUNTER 7
+
 /* What a counter on a branch edge costs against one in a block: on the
    fall-through edge, on the taken edge.  */
 #define FALL_EDGE_COST 1.25f
@@ -443,17 +449,19 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
     goto cleanup;
 
   /* Through edges and the candidate branch edges, most often run first
-     (by the estimate), then costly first.  A counter on a branch edge
-     costs a little more than one in a block (it has none of a block's
-     cheap ways to its counter), on the taken edge more again (the jump
-     back from its stub).  */
+     (by the estimate, scaled up for costly block counters), then costly
+     first.  A counter on a branch edge costs a little more than one in
+     a block (it has none of a block's cheap ways to its counter), on
+     the taken edge more again (the jump back from its stub).  */
   freq = estimate_frequencies (a, cold, enters, taken);
   if (freq == NULL)
     goto cleanup;
   for (size_t i = 0; i < n; i++)
     {
       w[i].item = (uint32_t) i;
-      w[i].weight = cold[i] ? 0 : weigh (freq[i], cost[i]);
+      float f = cost[i] > COSTLY_COUNTER
+		? freq[i] * (float) cost[i] / (float) USUAL_COUNTER : freq[i];
+      w[i].weight = cold[i] ? 0 : weigh (f, cost[i]);
     }
   for (size_t k = 0; k < n_cand; k++)
     {

@@ -4100,6 +4100,38 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
 			errmsg);
 }
 
+/* The first instruction of the block at TARGET when a jump there may
+   run a copy of it in its delay slot and go on past it: an instruction
+   that transfers no control, traps in no way, is neither a system call
+   nor part of a gp prologue or an ll/sc sequence, is written as one word
+   like any other (no GOT reference or translation to rewrite), and
+   has no increment, probe or pad before it in the new code.  Else
+   NULL.  */
+
+static const struct insn *
+slot_fill (const struct emitter *e, uint32_t target)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *t = cfg_block_at (cfg, target);
+  const struct insn *insn = code_insn_at (&e->a->code, target);
+  const struct count_plan *p;
+  long w = emit_word_index (e, target);
+
+  if (t == NULL || t->start != target || insn == NULL || w < 0
+      || insn->kind != INSN_OTHER
+      || (insn->flags & (INSN_F_TRAP | INSN_F_SLOT))
+      || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL)
+      || (insn->writes & R (REG_GP)) || e->in_llsc[w]
+      || e->gotref_slot[w] != 0 || e->xlate[w].kind != 0xff
+      || e->probe[w] != 0 || e->needs_pad[w]
+      || insn_words (e, w, insn) != 1)
+    return NULL;
+  p = &e->plans[t - cfg->blocks];
+  if (p->edge || (!p->derived && p->at <= target))
+    return NULL;
+  return insn;
+}
+
 /* Write the counters of the branch edges of block B planned in P: the
    taken edge's increment and the jump to the target (the inverted branch
    skips them), then the fall-through edge's increment.  */
@@ -4114,10 +4146,31 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 
   if (p->count_taken)
     {
+      const struct insn *fill = slot_fill (e, ctl->target);
       put_snippet (c, p->taken_counter, (size_t) (b - e->a->cfg.blocks),
 		   &p->taken_s, NULL);
-      if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
-	return false;
+      if (fill == NULL)
+	{
+	  if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
+	    return false;
+	}
+      else
+	{
+	  /* b past the copy of the target's first instruction, with
+	     another copy in its delay slot.  */
+	  int64_t off = ((int64_t) e->insn_new[emit_word_index (e, ctl->target)]
+			 + 4 - (int64_t) (c->pc + 4)) / 4;
+	  if (off < -32768 || off > 32767)
+	    {
+	      if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
+			    "cannot reach its target", ctl->addr) < 0)
+		*errmsg = NULL;
+	      return false;
+	    }
+	  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+	  if (!put_insn_body (c, fill, errmsg))
+	    return false;
+	}
       if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
 	{
 	  *errmsg = strdup ("internal error: layout and emission disagree "
