@@ -642,7 +642,7 @@ snap_derive (const struct pc_segment_header *h, uintptr_t bias,
     return NULL;
   d = (const struct pc_derive *) (bias + h->derive);
   if (d->n_vertices != 2 * h->n_blocks + 1
-      || d->n_links > d->n_vertices || d->n_edges > h->n_blocks
+      || d->n_links > d->n_vertices || d->n_edges > 2 * h->n_blocks
       || !snap_in_object (phdr, phnum, h->derive,
 			  sizeof *d + 4 * h->n_blocks + 8 * d->n_links
 			  + 8 * d->n_edges)
