@@ -1087,6 +1087,13 @@ gp_read_ahead (const struct emitter *e, unsigned char *gp_read)
   free (open);
 }
 
+/* What a block's direct call means to gp_dataflow.  */
+struct gp_call
+{
+  uint32_t callee, entry;
+  unsigned char transfer;
+};
+
 /* Compute gp_valid for every word: a forward dataflow to a fixpoint
    over the blocks of each function, with jump table edges added, and
    into the functions that only this object's direct calls reach.  */
@@ -1103,10 +1110,11 @@ gp_dataflow (struct emitter *e, char **errmsg)
   unsigned char *in = malloc (n + 1);
   unsigned char *out = malloc (n + 1);
   unsigned char *ret_ok = malloc (cfg->n_funcs + 1);
+  struct gp_call *calls = malloc ((n + 1) * sizeof *calls);
   bool changed = true;
 
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
-      || gp_read == NULL || ret_ok == NULL)
+      || gp_read == NULL || ret_ok == NULL || calls == NULL)
     {
       free (entry);
       free (internal);
@@ -1114,6 +1122,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
       free (in);
       free (out);
       free (ret_ok);
+      free (calls);
       *errmsg = strdup ("out of memory");
       return false;
     }
@@ -1151,6 +1160,36 @@ gp_dataflow (struct emitter *e, char **errmsg)
   if (!e->fixed_address)
     mark_internal_entries (e->a, internal);
   memset (in, 1, n + 1);
+  /* What the direct calls do, per block, once: CALLEE, 1 + the function
+     of this object whose entry it calls; ENTRY, 1 + the internal entry
+     block it calls, and TRANSFER, the gp state it passes on from each
+     state in (bit 0 from invalid, bit 1 from valid).  */
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+      long t;
+
+      calls[i].callee = calls[i].entry = 0;
+      calls[i].transfer = 0;
+      if (ctl == NULL || ctl->kind != INSN_CALL)
+	continue;
+      if ((b->flags & BLOCK_F_CALL) && !(ctl->flags & INSN_F_COND)
+	  && ctl->target != ctl->addr + 8)
+	{
+	  const struct function *g = cfg_function_at (cfg, ctl->target);
+	  if (g != NULL && g->entry == ctl->target)
+	    calls[i].callee = (uint32_t) (g - cfg->funcs) + 1;
+	}
+      t = cfg_block_starting (cfg, ctl->target);
+      if (t >= 0 && internal[t])
+	{
+	  calls[i].entry = (uint32_t) t + 1;
+	  calls[i].transfer = (gp_at_transfer (e, b, false, ctl) ? 1 : 0)
+			      | (gp_at_transfer (e, b, true, ctl) ? 2 : 0);
+	}
+    }
 
   while (changed)
     {
@@ -1169,23 +1208,13 @@ gp_dataflow (struct emitter *e, char **errmsg)
       for (size_t i = 0; i < n; i++)
 	{
 	  const struct block *b = &cfg->blocks[i];
-	  const struct insn *slot;
-	  const struct insn *ctl;
 	  bool o = (out[i] >> (in[i] ? 1 : 0)) & 1;
 	  /* Nothing comes back from a call that never returns.  */
 	  if (out[i] & 4)
 	    o = true;
-	  ctl = cfg_block_control (&a->code, b, &slot);
 	  /* A function of this object that returns with gp valid.  */
-	  if ((b->flags & BLOCK_F_CALL) && ctl != NULL
-	      && ctl->kind == INSN_CALL && !(ctl->flags & INSN_F_COND)
-	      && ctl->target != ctl->addr + 8)
-	    {
-	      const struct function *g = cfg_function_at (cfg, ctl->target);
-	      if (g != NULL && g->entry == ctl->target
-		  && ret_ok[g - cfg->funcs])
-		o = true;
-	    }
+	  if (calls[i].callee != 0 && ret_ok[calls[i].callee - 1])
+	    o = true;
 	  if ((b->flags & BLOCK_F_RETURN) && !o && ret_ok[b->func])
 	    {
 	      ret_ok[b->func] = 0;
@@ -1208,16 +1237,11 @@ gp_dataflow (struct emitter *e, char **errmsg)
 		}
 	    }
 	  /* A direct call into an internal entry passes its gp on.  */
-	  if (ctl != NULL && ctl->kind == INSN_CALL)
+	  if (calls[i].entry != 0 && in[calls[i].entry - 1]
+	      && !((calls[i].transfer >> (in[i] ? 1 : 0)) & 1))
 	    {
-	      const struct block *t = cfg_block_at (cfg, ctl->target);
-	      size_t ti = t != NULL ? (size_t) (t - cfg->blocks) : 0;
-	      if (t != NULL && t->start == ctl->target && internal[ti]
-		  && in[ti] && !gp_at_transfer (e, b, in[i], ctl))
-		{
-		  in[ti] = 0;
-		  changed = true;
-		}
+	      in[calls[i].entry - 1] = 0;
+	      changed = true;
 	    }
 	}
       changed |= jump_table_meet (e, in, gp_step, false);
@@ -1230,6 +1254,7 @@ gp_dataflow (struct emitter *e, char **errmsg)
   free (in);
   free (out);
   free (ret_ok);
+  free (calls);
   return true;
 }
 
