@@ -1096,10 +1096,11 @@ struct gp_call
 
 /* Compute gp_valid for every word: a forward dataflow to a fixpoint
    over the blocks of each function, with jump table edges added, and
-   into the functions that only this object's direct calls reach.  */
+   into the functions that only this object's direct calls reach, or
+   only the calls INTO lists (emit_narrow_liveness; may be NULL).  */
 
 static bool
-gp_dataflow (struct emitter *e, char **errmsg)
+gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
@@ -1159,11 +1160,22 @@ gp_dataflow (struct emitter *e, char **errmsg)
 	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
     mark_internal_entries (e->a, internal);
+  /* A function that only the calls of INTO enter (through t9 from the
+     GOT, say) starts with their gp too.  */
+  for (size_t i = 0; !e->fixed_address && into != NULL && i < n; i++)
+    if (into[i] != 0)
+      {
+	size_t t = into[i] - 1;
+	if (t == 0 || !falls_into (&a->code, &cfg->blocks[t - 1],
+				   &cfg->blocks[t]))
+	  internal[t] = 1;
+      }
   memset (in, 1, n + 1);
-  /* What the direct calls do, per block, once: CALLEE, 1 + the function
-     of this object whose entry it calls; ENTRY, 1 + the internal entry
-     block it calls, and TRANSFER, the gp state it passes on from each
-     state in (bit 0 from invalid, bit 1 from valid).  */
+  /* What the calls do, per block, once: CALLEE, 1 + the function of
+     this object whose entry a direct call enters; ENTRY, 1 + the
+     internal entry block a direct call or a call of INTO enters, and
+     TRANSFER, the gp state it passes on from each state in (bit 0 from
+     invalid, bit 1 from valid).  */
   for (size_t i = 0; i < n; i++)
     {
       const struct block *b = &cfg->blocks[i];
@@ -1173,16 +1185,18 @@ gp_dataflow (struct emitter *e, char **errmsg)
 
       calls[i].callee = calls[i].entry = 0;
       calls[i].transfer = 0;
-      if (ctl == NULL || ctl->kind != INSN_CALL)
+      if (ctl == NULL)
 	continue;
-      if ((b->flags & BLOCK_F_CALL) && !(ctl->flags & INSN_F_COND)
-	  && ctl->target != ctl->addr + 8)
+      if (ctl->kind == INSN_CALL && (b->flags & BLOCK_F_CALL)
+	  && !(ctl->flags & INSN_F_COND) && ctl->target != ctl->addr + 8)
 	{
 	  const struct function *g = cfg_function_at (cfg, ctl->target);
 	  if (g != NULL && g->entry == ctl->target)
 	    calls[i].callee = (uint32_t) (g - cfg->funcs) + 1;
 	}
-      t = cfg_block_starting (cfg, ctl->target);
+      t = into != NULL && into[i] != 0 ? (long) into[i] - 1
+	  : ctl->kind == INSN_CALL ? cfg_block_starting (cfg, ctl->target)
+	  : -1;
       if (t >= 0 && internal[t])
 	{
 	  calls[i].entry = (uint32_t) t + 1;
@@ -2874,7 +2888,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   if (e->gp_saved == NULL)
     goto nomem;
-  if (!gp_dataflow (e, errmsg))
+  if (!gp_dataflow (e, sites->into, errmsg))
     return false;
   if (!gp_saved_dataflow (e))
     goto nomem;
