@@ -1791,7 +1791,7 @@ point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
 
 /* R (REG_T9) if t9 holds the function's entry at AT of a
    position-independent object: a counter later on may count through
-   it, so no increment may take t9 as scratch there; else 0.  */
+   it, so no code added there may take t9 as scratch; else 0.  */
 
 static uint64_t
 keep_t9 (const struct emitter *e, uint32_t at)
@@ -1799,6 +1799,16 @@ keep_t9 (const struct emitter *e, uint32_t at)
   long w = emit_word_index (e, at);
 
   return !e->fixed_address && w >= 0 && e->t9_valid[w] ? R (REG_T9) : 0;
+}
+
+/* The registers that code added at AT may use as scratch, LIVE being
+   the program's live registers there: the dead scratch registers, less
+   t9 where keep_t9 keeps it.  */
+
+static uint64_t
+free_scratch (const struct emitter *e, uint64_t live, uint32_t at)
+{
+  return ~live & SCRATCH_MASK & ~keep_t9 (e, at);
 }
 
 /* Plan the increment of SNIPPET on the way into the block at TARGET,
@@ -1809,9 +1819,7 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
 		   bool gp)
 {
   const struct block *t = cfg_block_at (&e->a->cfg, target);
-  uint64_t dead = t != NULL ? ~t->live_in & SCRATCH_MASK : 0;
-
-  uint64_t keep = keep_t9 (e, target);
+  uint64_t dead = t != NULL ? free_scratch (e, t->live_in, target) : 0;
 
   if (e->fixed_address)
     {
@@ -1821,23 +1829,23 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
   else if (gp)
     {
       sn->kind = COUNT_GP;
-      choose_regs (sn, dead, LLSC_REGS, 0, keep);
+      choose_regs (sn, dead, LLSC_REGS, 0, 0);
     }
-  else if (keep != 0 && popcount64 (dead & ~keep) >= LLSC_REGS)
+  else if (keep_t9 (e, target) != 0 && popcount64 (dead) >= LLSC_REGS)
     {
       sn->kind = COUNT_T9;
-      choose_regs (sn, dead, LLSC_REGS, 0, keep);
+      choose_regs (sn, dead, LLSC_REGS, 0, R (REG_T9));
     }
   else if (t != NULL && e->gp_saved[emit_word_index (e, t->start)] >= 0)
     {
       sn->kind = COUNT_SAVED_GP;
       sn->saved_gp = e->gp_saved[emit_word_index (e, t->start)];
-      choose_regs (sn, dead, LLSC_REGS, 0, keep);
+      choose_regs (sn, dead, LLSC_REGS, 0, 0);
     }
   else
     {
       sn->kind = COUNT_PC;
-      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, keep);
+      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, 0);
     }
 }
 
@@ -1859,6 +1867,7 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
       if (insn != NULL)
 	gp = gp_step (gp, insn);
     }
+
   if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
       || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
       || emit_word_index (e, ctl->target) < 0
@@ -2036,7 +2045,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       gp = gp_at_point (e, b, at);
       if (!e->fixed_address && gp)
 	{
-	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (!have_gp)
 	    {
 	      have_gp = true;
@@ -2047,7 +2056,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      p->at = at;
 	      p->s.kind = COUNT_GP;
 	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, keep_t9 (e, at));
+			   LLSC_REGS, 0, 0);
 	      if (hoist_fits (e, b, at, &p->s))
 		return true;
 	      if (!have_fit)
@@ -2061,7 +2070,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       if (!e->fixed_address && !gp && at < b->end && !have_saved
 	  && e->gp_saved[emit_word_index (e, at)] >= 0)
 	{
-	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (popcount64 (dead) >= LLSC_REGS)
 	    {
 	      have_saved = true;
@@ -2071,7 +2080,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       if (!e->fixed_address && !gp && at < b->end
 	  && e->t9_valid[emit_word_index (e, at)])
 	{
-	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (!have_t9)
 	    {
 	      have_t9 = true;
@@ -2092,13 +2101,13 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	}
       if (e->fixed_address)
 	{
-	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (popcount64 (dead) >= LLSC_REGS)
 	    {
 	      p->at = at;
 	      p->s.kind = COUNT_ABS;
 	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, keep_t9 (e, at));
+			   LLSC_REGS, 0, 0);
 	      if (hoist_fits (e, b, at, &p->s))
 		return true;
 	      if (!have_fit)
@@ -2127,8 +2136,8 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       p->s.kind = COUNT_T9;
       choose_regs (&p->s,
 		   spare_next (e, b, p->at,
-			       ~cfg_live_at (code, cfg, b, p->at)
-			       & SCRATCH_MASK & ~R (REG_T9), LLSC_REGS),
+			       free_scratch (e, cfg_live_at (code, cfg, b, p->at),
+					     p->at) & ~R (REG_T9), LLSC_REGS),
 		   LLSC_REGS, 0, R (REG_T9));
       return true;
     }
@@ -2140,9 +2149,10 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       p->s.saved_gp = e->gp_saved[emit_word_index (e, saved_at)];
       choose_regs (&p->s,
 		   spare_next (e, b, saved_at,
-			       ~cfg_live_at (code, cfg, b, saved_at)
-			       & SCRATCH_MASK, LLSC_REGS),
-		   LLSC_REGS, 0, keep_t9 (e, saved_at));
+			       free_scratch (e, cfg_live_at (code, cfg, b,
+							     saved_at),
+					     saved_at), LLSC_REGS),
+		   LLSC_REGS, 0, 0);
       return true;
     }
   if (have_gp)
@@ -2151,9 +2161,10 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       p->s.kind = COUNT_GP;
       choose_regs (&p->s,
 		   spare_next (e, b, first_gp,
-			       ~cfg_live_at (code, cfg, b, first_gp)
-			       & SCRATCH_MASK, LLSC_REGS),
-		   LLSC_REGS, 0, keep_t9 (e, first_gp));
+			       free_scratch (e, cfg_live_at (code, cfg, b,
+							     first_gp),
+					     first_gp), LLSC_REGS),
+		   LLSC_REGS, 0, 0);
       return true;
     }
   if (point_in_llsc (e, b, b->start))
@@ -2169,13 +2180,13 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
     }
   else
     {
-      uint64_t dead = ~b->live_in & SCRATCH_MASK;
+      uint64_t dead = free_scratch (e, b->live_in, b->start);
 
       p->s.kind = COUNT_PC;
       choose_regs (&p->s,
 		   spare_next (e, b, b->start, dead & ~R (REG_RA), LLSC_REGS)
 		   | (dead & R (REG_RA)),
-		   LLSC_REGS + 1, REG_RA, keep_t9 (e, b->start));
+		   LLSC_REGS + 1, REG_RA, 0);
     }
   return true;
 }
@@ -2222,7 +2233,7 @@ plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
       gp = gp_at_point (e, b, at);
       if (gp)
 	{
-	  dead = ~cfg_live_at (code, cfg, b, at) & SCRATCH_MASK;
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  memset (&s, 0, sizeof s);
 	  s.kind = COUNT_WINDOW;
 	  choose_regs (&s, spare_next (e, b, at, dead, 1), 1, 0, 0);
@@ -2591,8 +2602,10 @@ plan_translations (struct emitter *e)
 	    continue;
 	  }
 	sn->kind = COUNT_GP;
-	choose_regs (sn, ~cfg_live_at (code, &a->cfg, b, insn->addr)
-		     & SCRATCH_MASK, 2, 0, R (insn->rs) | R (REG_RA));
+	choose_regs (sn, free_scratch (e, cfg_live_at (code, &a->cfg, b,
+							insn->addr),
+				       insn->addr),
+		     2, 0, R (insn->rs) | R (REG_RA));
 	e->n_xlate++;
       }
   free (table_jr);
@@ -3326,6 +3339,9 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
       && !(slot->reads & R (REG_AT)))
     dead |= R (REG_AT);
   dead &= SCRATCH_MASK;
+  /* A jump's register reaches the target, where t9 may still count.  */
+  if (!call)
+    dead &= ~keep_t9 (e, insn->target);
   reg = dead_reg (dead);
   if (reg == 0 && !call && t->start == insn->target)
     {
