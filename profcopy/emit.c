@@ -1859,14 +1859,7 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
   const struct code *code = &e->a->code;
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (code, b, &slot);
-  bool gp = e->gp_valid[emit_word_index (e, b->start)];
-
-  for (uint32_t a = b->start; a < b->end; a += 4)
-    {
-      const struct insn *insn = code_insn_at (code, a);
-      if (insn != NULL)
-	gp = gp_step (gp, insn);
-    }
+  bool gp;
 
   if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
       || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
@@ -1878,6 +1871,8 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
 	*errmsg = NULL;
       return false;
     }
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
   p->edge = true;
   p->at = b->end;
   p->has_fall = ctl->kind == INSN_BRANCH;
@@ -2800,12 +2795,15 @@ plan_branch_edges (struct emitter *e, size_t i)
   const struct block *b = &e->a->cfg.blocks[i];
   struct count_plan *p = &e->plans[i];
   const struct insn *slot;
-  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  const struct insn *ctl;
   size_t n = e->a->cfg.n_blocks;
-  bool gp = e->gp_valid[emit_word_index (e, b->start)];
+  bool gp;
 
-  for (uint32_t a = b->start; a < b->end; a += 4)
-    gp = gp_step (gp, code_insn_at (code, a));
+  if (e->derive.taken_edge[i] == 0 && e->derive.fall_edge[i] == 0)
+    return;
+  ctl = cfg_block_control (code, b, &slot);
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
   if (e->derive.taken_edge[i] != 0)
     {
       p->count_taken = true;
