@@ -197,6 +197,53 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
   return ok;
 }
 
+bool
+analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
+		      size_t *n)
+{
+  const struct cfg *cfg = &a->cfg;
+  unsigned char *bad = calloc (cfg->n_blocks + 1, 1);
+  struct cfg_edge *e = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
+			       * sizeof *e);
+  size_t k = 0, m = 0;
+
+  *edges = NULL;
+  *n = 0;
+  if (bad == NULL || e == NULL)
+    {
+      free (bad);
+      free (e);
+      return false;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *from, *to;
+
+      if (r->type != RELOC_JUMP_TABLE
+	  || k == a->relocs.n_by_type[RELOC_JUMP_TABLE])
+	continue;
+      from = cfg_block_at (cfg, r->aux2);
+      to = cfg_block_at (cfg, r->target);
+      if (from == NULL)
+	continue;
+      if (to == NULL || to->start != r->target)
+	bad[from - cfg->blocks] = 1;
+      else
+	{
+	  e[k].from = (uint32_t) (from - cfg->blocks);
+	  e[k++].to = (uint32_t) (to - cfg->blocks);
+	}
+    }
+  for (size_t i = 0; i < k; i++)
+    if (!bad[e[i].from])
+      e[m++] = e[i];
+  free (bad);
+  *edges = e;
+  *n = m;
+  return true;
+}
+
 void
 analysis_free (struct analysis *a)
 {

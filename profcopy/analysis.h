@@ -39,6 +39,13 @@ enum analysis_depth
 bool analysis_run (const char *path, enum analysis_depth depth,
 		   struct analysis *a, char **errmsg);
 
+/* The jumps through the switch tables of A's relocation table, as
+   edges between blocks, in *EDGES (malloc'd; *N of them); none for a
+   jump one of whose targets starts no block.  False when out of
+   memory.  */
+bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
+			   size_t *n);
+
 void analysis_free (struct analysis *a);
 
 #endif /* PROFCOPY_ANALYSIS_H */

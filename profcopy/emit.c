@@ -867,57 +867,6 @@ closed_calls (const struct narrowing *n, uint32_t *into)
   free (closed);
 }
 
-/* The jumps through the switch tables of A's relocation table, as
-   edges between blocks, in *EDGES (malloc'd; *N of them); none for a
-   jump one of whose targets starts no block.  False when out of
-   memory.  */
-
-static bool
-table_edges (const struct analysis *a, struct cfg_edge **edges, size_t *n)
-{
-  const struct cfg *cfg = &a->cfg;
-  unsigned char *bad = calloc (cfg->n_blocks + 1, 1);
-  struct cfg_edge *e = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
-			       * sizeof *e);
-  size_t k = 0, m = 0;
-
-  *edges = NULL;
-  *n = 0;
-  if (bad == NULL || e == NULL)
-    {
-      free (bad);
-      free (e);
-      return false;
-    }
-  for (size_t i = 0; i < a->relocs.n_entries; i++)
-    {
-      const struct reloc_entry *r = &a->relocs.entries[i];
-      const struct block *from, *to;
-
-      if (r->type != RELOC_JUMP_TABLE
-	  || k == a->relocs.n_by_type[RELOC_JUMP_TABLE])
-	continue;
-      from = cfg_block_at (cfg, r->aux2);
-      to = cfg_block_at (cfg, r->target);
-      if (from == NULL)
-	continue;
-      if (to == NULL || to->start != r->target)
-	bad[from - cfg->blocks] = 1;
-      else
-	{
-	  e[k].from = (uint32_t) (from - cfg->blocks);
-	  e[k++].to = (uint32_t) (to - cfg->blocks);
-	}
-    }
-  for (size_t i = 0; i < k; i++)
-    if (!bad[e[i].from])
-      e[m++] = e[i];
-  free (bad);
-  *edges = e;
-  *n = m;
-  return true;
-}
-
 bool
 emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
 {
@@ -939,7 +888,7 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   ok = sites->into != NULL && sites->enters != NULL && n.narrow != NULL
        && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
        && find_narrowable (&n)
-       && table_edges (a, &tables, &n_tables)
+       && analysis_table_edges (a, &tables, &n_tables)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
 			       tables, n_tables);
   free (tables);
@@ -1344,7 +1293,7 @@ gp_saved_dataflow (struct emitter *e)
     }
   /* The switch tables' edges inside functions, by block, in compressed
      rows.  */
-  if (!table_edges (a, &edges, &n_edges))
+  if (!analysis_table_edges (a, &edges, &n_edges))
     goto done;
   tab_to = malloc ((n_edges + 1) * sizeof *tab_to);
   if (tab_to == NULL)

@@ -124,24 +124,20 @@ make_edges (struct estimator *e, const uint32_t *enters)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
-  size_t n_tables = a->relocs.n_by_type[RELOC_JUMP_TABLE];
+  struct cfg_edge *tables = NULL;
+  size_t n_tables = 0;
   uint32_t *n_cases = calloc (e->n + 1, sizeof *n_cases);
 
-  e->edges = malloc ((2 * e->n + n_tables + 1) * sizeof *e->edges);
-  if (n_cases == NULL || e->edges == NULL)
+  if (n_cases == NULL || !analysis_table_edges (a, &tables, &n_tables)
+      || (e->edges = malloc ((2 * e->n + n_tables + 1)
+			     * sizeof *e->edges)) == NULL)
     {
       free (n_cases);
+      free (tables);
       return false;
     }
-  for (size_t k = 0; k < a->relocs.n_entries; k++)
-    {
-      const struct reloc_entry *r = &a->relocs.entries[k];
-      const struct block *from;
-      if (r->type == RELOC_JUMP_TABLE
-	  && (from = cfg_block_at (cfg, r->aux2)) != NULL
-	  && cfg_block_starting (cfg, r->target) >= 0)
-	n_cases[from - cfg->blocks]++;
-    }
+  for (size_t k = 0; k < n_tables; k++)
+    n_cases[tables[k].from]++;
   for (size_t i = 0; i < e->n; i++)
     {
       const struct block *b = &cfg->blocks[i];
@@ -179,18 +175,11 @@ make_edges (struct estimator *e, const uint32_t *enters)
 	  add_edge (e, i, b->succ[0], 1, tail ? EDGE_CALL : EDGE_FLOW);
 	}
     }
-  for (size_t k = 0; k < a->relocs.n_entries; k++)
-    {
-      const struct reloc_entry *r = &a->relocs.entries[k];
-      const struct block *from;
-      long to;
-      if (r->type == RELOC_JUMP_TABLE
-	  && (from = cfg_block_at (cfg, r->aux2)) != NULL
-	  && (to = cfg_block_starting (cfg, r->target)) >= 0)
-	add_edge (e, (size_t) (from - cfg->blocks), (size_t) to,
-		  1.0f / (float) n_cases[from - cfg->blocks], EDGE_FLOW);
-    }
+  for (size_t k = 0; k < n_tables; k++)
+    add_edge (e, tables[k].from, tables[k].to,
+	      1.0f / (float) n_cases[tables[k].from], EDGE_FLOW);
   free (n_cases);
+  free (tables);
   return true;
 }
 
