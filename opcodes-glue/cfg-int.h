@@ -21,5 +21,8 @@ insn_kind_is_control (unsigned kind)
   return kind != INSN_OTHER && kind != INSN_INVALID;
 }
 
+/* The key under which code_decode keeps libopcodes' classification of
+   WORD: words with the same key get the same classification.  */
+uint32_t code_memo_key (uint32_t word);
 
 #endif /* PROFCOPY_CFG_INT_H */
