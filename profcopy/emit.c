@@ -936,12 +936,14 @@ gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
 /* Lower IN (a register state per block) at the targets of every switch
    table whose jump runs with the state invalid, stepping with STEP from
    the start of the jump's block to the jump itself; with SAME_FUNC, a
-   table entry in another function gets an invalid state.  Return
-   whether anything changed.  */
+   table entry in another function gets an invalid state.  Set DIRTY
+   (when not NULL) for each block lowered.  Return whether anything
+   changed.  */
 
 static bool
 jump_table_meet (const struct emitter *e, unsigned char *in,
-		 bool (*step) (bool, const struct insn *), bool same_func)
+		 bool (*step) (bool, const struct insn *), bool same_func,
+		 unsigned char *dirty)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
@@ -969,6 +971,8 @@ jump_table_meet (const struct emitter *e, unsigned char *in,
       if (in[to - cfg->blocks] && !v)
 	{
 	  in[to - cfg->blocks] = 0;
+	  if (dirty != NULL)
+	    dirty[to - cfg->blocks] = 1;
 	  changed = true;
 	}
     }
@@ -1061,11 +1065,21 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   unsigned char *out = malloc (n + 1);
   unsigned char *ret_ok = malloc (cfg->n_funcs + 1);
   struct gp_call *calls = malloc ((n + 1) * sizeof *calls);
+  /* DIRTY: the block's state in, or the returns of the function it
+     calls, fell since it was last looked at.  RET_FELL: the function's
+     ret_ok fell in the last pass (RET_FELL), or in this one
+     (+ n_funcs + 1).  */
+  unsigned char *dirty = malloc (n + 1);
+  unsigned char *ret_fell = calloc (2 * (cfg->n_funcs + 1), 1);
+  unsigned char *fell_now = ret_fell + cfg->n_funcs + 1;
   bool changed = true;
 
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
-      || gp_read == NULL || ret_ok == NULL || calls == NULL)
+      || gp_read == NULL || ret_ok == NULL || calls == NULL
+      || dirty == NULL || ret_fell == NULL)
     {
+      free (dirty);
+      free (ret_fell);
       free (entry);
       free (internal);
       free (gp_read);
@@ -1119,7 +1133,6 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 				   &cfg->blocks[t]))
 	  internal[t] = 1;
       }
-  memset (in, 1, n + 1);
   /* What the calls do, per block, once: CALLEE, 1 + the function of
      this object whose entry a direct call enters; ENTRY, 1 + the
      internal entry block a direct call or a call of INTO enters, and
@@ -1154,24 +1167,26 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	}
     }
 
+  /* Meet: a block's in is the AND of its predecessors' outs.  Start
+     from true everywhere except entries, and lower, looking again only
+     at the blocks whose state in or callee's returns fell (the one
+     fixpoint is the same in any order).  */
+  for (size_t i = 0; i < n; i++)
+    in[i] = !entry[i] || internal[i];
+  memset (dirty, 1, n + 1);
   while (changed)
     {
       changed = false;
-      /* Meet: a block's in is the AND of its predecessors' outs.
-	 Start from true everywhere except entries, and lower.  */
-      for (size_t i = 0; i < n; i++)
-	{
-	  bool v = (!entry[i] || internal[i]) && in[i];
-	  if (v != in[i])
-	    {
-	      in[i] = v;
-	      changed = true;
-	    }
-	}
       for (size_t i = 0; i < n; i++)
 	{
 	  const struct block *b = &cfg->blocks[i];
-	  bool o = (out[i] >> (in[i] ? 1 : 0)) & 1;
+	  bool o;
+
+	  if (!dirty[i]
+	      && (calls[i].callee == 0 || !ret_fell[calls[i].callee - 1]))
+	    continue;
+	  dirty[i] = 0;
+	  o = (out[i] >> (in[i] ? 1 : 0)) & 1;
 	  /* Nothing comes back from a call that never returns.  */
 	  if (out[i] & 4)
 	    o = true;
@@ -1181,6 +1196,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	  if ((b->flags & BLOCK_F_RETURN) && !o && ret_ok[b->func])
 	    {
 	      ret_ok[b->func] = 0;
+	      fell_now[b->func] = 1;
 	      changed = true;
 	    }
 	  for (uint32_t s = 0; s < b->n_succ; s++)
@@ -1196,6 +1212,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	      if (in[t] && !o)
 		{
 		  in[t] = 0;
+		  dirty[t] = 1;
 		  changed = true;
 		}
 	    }
@@ -1204,13 +1221,18 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	      && !((calls[i].transfer >> (in[i] ? 1 : 0)) & 1))
 	    {
 	      in[calls[i].entry - 1] = 0;
+	      dirty[calls[i].entry - 1] = 1;
 	      changed = true;
 	    }
 	}
-      changed |= jump_table_meet (e, in, gp_step, false);
+      changed |= jump_table_meet (e, in, gp_step, false, dirty);
+      memcpy (ret_fell, fell_now, cfg->n_funcs + 1);
+      memset (fell_now, 0, cfg->n_funcs + 1);
     }
   for (size_t i = 0; i < n; i++)
     gp_block (e, &cfg->blocks[i], in[i], true);
+  free (dirty);
+  free (ret_fell);
   free (entry);
   free (internal);
   free (gp_read);
@@ -1670,7 +1692,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
 		}
 	    }
 	}
-      changed |= jump_table_meet (e, in, t9_step, true);
+      changed |= jump_table_meet (e, in, t9_step, true, NULL);
     }
   for (size_t i = 0; i < n; i++)
     t9_block (e, &cfg->blocks[i], in[i], true);
