@@ -13,6 +13,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,13 +163,36 @@ write_all (int fd, const unsigned char *buf, size_t len)
   return true;
 }
 
+/* Write to FD the file IMAGE of SIZE bytes, then zeros up to SEG's
+   offset, SEG's bytes and the TAIL of TAIL_LEN bytes (when not NULL).  */
+
+static bool
+write_image (int fd, const unsigned char *image, size_t size,
+	     const struct new_segment *seg, const unsigned char *tail,
+	     size_t tail_len)
+{
+  static const unsigned char zeros[4096];
+
+  if (!write_all (fd, image, size))
+    return false;
+  for (size_t pad = seg->offset - size; pad > 0;)
+    {
+      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
+      if (!write_all (fd, zeros, n))
+	return false;
+      pad -= n;
+    }
+  if (!write_all (fd, seg->bytes, seg->filesz))
+    return false;
+  return tail == NULL || write_all (fd, tail, tail_len);
+}
+
 bool
 elf_write_with_segment (const char *out_path, unsigned char *image,
 			size_t size, bool big_endian,
 			const struct new_segment *seg, mode_t mode,
 			char **errmsg)
 {
-  static const unsigned char zeros[4096];
   unsigned index;
   unsigned char *ph;
   char *tmp = NULL;
@@ -177,6 +201,7 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   bool ok = false;
   unsigned char *tail = NULL;
   size_t tail_len = 0;
+  struct stat st;
 
   if (seg->offset < size)
     {
@@ -203,6 +228,24 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
     tail = section_tail (image, size, big_endian, seg,
 			 seg->offset + seg->filesz, &tail_len);
 
+  /* A device or a pipe (/dev/null, say) is written in place: renaming
+     a file over it would replace it, the device itself when root runs
+     us.  */
+  if (stat (out_path, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      fd = open (out_path, O_WRONLY | O_TRUNC);
+      if (fd < 0 || !write_image (fd, image, size, seg, tail, tail_len))
+	goto io_error;
+      if (close (fd) != 0)
+	{
+	  fd = -1;
+	  goto io_error;
+	}
+      fd = -1;
+      ok = true;
+      goto done;
+    }
+
   slash = strrchr (out_path, '/');
   if (asprintf (&tmp, "%.*sprofcopyXXXXXX",
 		slash != NULL ? (int) (slash - out_path + 1) : 0,
@@ -210,6 +253,7 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
     {
       tmp = NULL;
       *errmsg = strdup ("out of memory");
+      free (tail);
       return false;
     }
   fd = mkstemp (tmp);
@@ -219,20 +263,10 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
 		    strerror (errno)) < 0)
 	*errmsg = NULL;
       free (tmp);
+      free (tail);
       return false;
     }
-  if (!write_all (fd, image, size))
-    goto io_error;
-  for (size_t pad = seg->offset - size; pad > 0;)
-    {
-      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
-      if (!write_all (fd, zeros, n))
-	goto io_error;
-      pad -= n;
-    }
-  if (!write_all (fd, seg->bytes, seg->filesz))
-    goto io_error;
-  if (tail != NULL && !write_all (fd, tail, tail_len))
+  if (!write_image (fd, image, size, seg, tail, tail_len))
     goto io_error;
   if (fchmod (fd, mode & 07777) != 0 || close (fd) != 0)
     {
@@ -250,7 +284,8 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
     *errmsg = NULL;
   if (fd >= 0)
     close (fd);
-  unlink (tmp);
+  if (tmp != NULL)
+    unlink (tmp);
  done:
   free (tmp);
   free (tail);
