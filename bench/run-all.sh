@@ -50,7 +50,9 @@
 #   - profcopy on the cross libc.so.6 alone, against the cross objdump -d
 #     of the same file to /dev/null;
 #   - profcopy --whole-program on lua5.4 and its libraries, against one
-#     mipsel-linux-gnu-objdump -d of the same objects to /dev/null;
+#     mipsel-linux-gnu-objdump -d of the same objects to /dev/null; by
+#     default (one process per object, as many at once as processors)
+#     and with -j1 (one object at a time);
 #   - profreport's flat profile of the lua5.4 run's whole-program
 #     profile, against the lua5.4 rewrite.
 #
@@ -309,7 +311,7 @@ declare -A sec_of kib_of fail_of
 
 # The speed tasks, in the order they run, and the objects of the lua5.4
 # closure (the program and what --list-needed resolves).
-speed_tasks="libc-profcopy libc-objdump lua-profcopy lua-objdump report"
+speed_tasks="libc-profcopy libc-objdump lua-profcopy lua-profcopy-j1 lua-objdump report"
 lua_closure=""
 
 # run_task TASK: run the command of TASK once, its standard output to
@@ -324,6 +326,10 @@ run_task () {
       bench_peak "$triple-objdump" -d "$cross_libc" ;;
     lua-profcopy)
       bench_peak "$profcopy" --whole-program --sysroot="$tbroot" \
+		 --runtime="$runtime_dir/mipsel/libprofcopy.so" \
+		 -o "$work/speed/out" "$lua" ;;
+    lua-profcopy-j1)
+      bench_peak "$profcopy" --whole-program -j1 --sysroot="$tbroot" \
 		 --runtime="$runtime_dir/mipsel/libprofcopy.so" \
 		 -o "$work/speed/out" "$lua" ;;
     lua-objdump)
@@ -342,7 +348,7 @@ speed () {
   local task line round status why lua=$tbroot/usr/bin/lua5.4
   mkdir -p "$work/speed"
   if [ "$have_testbed" = no ]; then
-    for task in lua-profcopy lua-objdump report; do
+    for task in lua-profcopy lua-profcopy-j1 lua-objdump report; do
       fail_of[$task]="no test bed in $testbed"
     done
   else
@@ -454,8 +460,12 @@ print_speed () {
 	    "objdump -d libc.so.6" libc-objdump 1
   speed_row "profcopy --whole-program lua5.4" lua-profcopy \
 	    "objdump -d, $(wc -w <<< "$lua_closure") objects" lua-objdump 1
+  speed_row "profcopy --whole-program -j1 lua5.4" lua-profcopy-j1 \
+	    "objdump -d, $(wc -w <<< "$lua_closure") objects" lua-objdump 1
   speed_row "profreport lua5.4 profile" report \
 	    "the lua5.4 rewrite" lua-profcopy 0.10
+  echo "(--whole-program rewrites $(nproc) objects at once by default, one"
+  echo "process each; its MiB is the largest process's.  -j1: one at a time.)"
 }
 
 start=$(date +%s)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <elf.h>
 #ifdef HAVE_MALLOC_H
 # include <malloc.h>
@@ -60,6 +62,8 @@ struct options
   bool calls;
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
+  long jobs;			/* -j: objects rewritten at once, 0: one per
+				   processor.  */
 };
 
 /* Codes of the long options without a short form.  */
@@ -83,6 +87,7 @@ static const struct option long_options[] = {
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
   { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
   { "help", no_argument, NULL, 'h' },
+  { "jobs", required_argument, NULL, 'j' },
   { "library-path", required_argument, NULL, 'L' },
   { "list-needed", no_argument, NULL, OPTION_LIST_NEEDED },
   { "output", required_argument, NULL, 'o' },
@@ -106,6 +111,8 @@ usage (FILE *stream, int status)
  Without out-file, in-file is replaced.  The options are:\n\
       --whole-program            Rewrite the program and every shared object\n\
                                    it needs into out-dir, with the runtime\n\
+  -j, --jobs=N                   With --whole-program, rewrite N objects at\n\
+                                   once (default: one per processor)\n\
   -o, --output=FILE|DIR          Write the result here\n\
       --poison-original          Fill the original code with trap\n\
                                    instructions\n\
@@ -271,6 +278,186 @@ path_in (const char *dir, const char *name)
   return p;
 }
 
+/* One object of a whole-program rewrite, rewritten by a child process
+   of its own when several run at once.  */
+struct job
+{
+  const char *in;
+  char *out;
+  bool main_program;
+  off_t size;			/* IN's size: the largest start first.  */
+  pid_t pid;			/* 0: not started.  */
+  FILE *log;			/* The child's standard error.  */
+  int status;
+  bool done;
+};
+
+static void
+free_jobs (struct job *jobs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      free (jobs[i].out);
+      if (jobs[i].log != NULL)
+	fclose (jobs[i].log);
+    }
+  free (jobs);
+}
+
+/* Start JOB in a child process that writes its messages to a file of
+   its own; if no child can be made, rewrite it here and now.  */
+
+static void
+start_job (const struct options *opts, struct job *job)
+{
+  fflush (stdout);
+  fflush (stderr);
+  job->log = tmpfile ();
+  job->pid = job->log != NULL ? fork () : -1;
+  if (job->pid == 0)
+    {
+      int status;
+      if (dup2 (fileno (job->log), STDERR_FILENO) < 0)
+	_exit (1);
+      status = rewrite_one (opts, job->in, job->out, job->main_program);
+      fflush (stderr);
+      _exit (status);
+    }
+  if (job->pid < 0)
+    {
+      if (job->log != NULL)
+	fclose (job->log);
+      job->log = NULL;
+      job->status = rewrite_one (opts, job->in, job->out, job->main_program);
+      job->done = true;
+    }
+}
+
+/* Copy what JOB's child said to our standard error.  */
+
+static void
+print_job_log (struct job *job)
+{
+  char buf[4096];
+  size_t n;
+
+  if (job->log == NULL)
+    return;
+  rewind (job->log);
+  while ((n = fread (buf, 1, sizeof buf, job->log)) > 0)
+    fwrite (buf, 1, n, stderr);
+  fflush (stderr);
+}
+
+static int
+compare_job_size (const void *a, const void *b)
+{
+  const struct job *x = *(struct job *const *) a;
+  const struct job *y = *(struct job *const *) b;
+
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+/* Rewrite the N objects of JOBS, OPTS->jobs of them at once (one per
+   processor when 0), the largest first.  Their messages come out in the
+   order of JOBS whatever the order they finish in; after a failure no
+   new object is started, as when they are rewritten one by one.  Return
+   the exit status earned.  */
+
+static int
+run_jobs (const struct options *opts, struct job *jobs, size_t n)
+{
+  long width = opts->jobs;
+  struct job **order;
+  size_t next = 0, printed = 0;
+  long running = 0;
+  int status = 0;
+
+  if (width == 0)
+    {
+      width = sysconf (_SC_NPROCESSORS_ONLN);
+      if (width < 1)
+	width = 1;
+    }
+  if (width == 1 || n == 1)
+    {
+      for (size_t i = 0; status == 0 && i < n; i++)
+	status = rewrite_one (opts, jobs[i].in, jobs[i].out,
+			      jobs[i].main_program);
+      return status;
+    }
+  order = malloc (n * sizeof *order);
+  if (order == NULL)
+    {
+      fprintf (stderr, "%s: out of memory\n", program_name);
+      return 1;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      struct stat st;
+      jobs[i].size = stat (jobs[i].in, &st) == 0 ? st.st_size : 0;
+      order[i] = &jobs[i];
+    }
+  qsort (order, n, sizeof *order, compare_job_size);
+
+  while (printed < n)
+    {
+      while (status == 0 && running < width && next < n)
+	{
+	  start_job (opts, order[next]);
+	  if (order[next]->done)
+	    status |= order[next]->status;
+	  else
+	    running++;
+	  next++;
+	}
+      if (running > 0)
+	{
+	  int wstatus;
+	  pid_t pid = wait (&wstatus);
+	  if (pid < 0)
+	    {
+	      if (errno == EINTR)
+		continue;
+	      fprintf (stderr, "%s: wait: %s\n", program_name,
+		       strerror (errno));
+	      free (order);
+	      return 1;
+	    }
+	  for (size_t i = 0; i < n; i++)
+	    if (jobs[i].pid == pid && !jobs[i].done)
+	      {
+		jobs[i].done = true;
+		running--;
+		if (WIFEXITED (wstatus))
+		  jobs[i].status = WEXITSTATUS (wstatus);
+		else
+		  {
+		    jobs[i].status = 1;
+		    fprintf (jobs[i].log, "%s: %s: the rewrite was killed "
+			     "by signal %d\n", program_name, jobs[i].in,
+			     WTERMSIG (wstatus));
+		  }
+		status |= jobs[i].status;
+	      }
+	}
+      /* Messages in the order of JOBS; the objects that will not start
+	 (after a failure) say nothing.  */
+      while (printed < n)
+	{
+	  if (jobs[printed].done)
+	    print_job_log (&jobs[printed]);
+	  else if (jobs[printed].pid != 0 || status == 0)
+	    break;
+	  printed++;
+	}
+    }
+  free (order);
+  return status;
+}
+
 /* Rewrite the program EXE and every shared object it needs into the
    directory OPTS->output, and copy the runtime there.  */
 
@@ -280,6 +467,7 @@ whole_program (const struct options *opts, const char *exe)
   struct mips_object obj;
   struct lib_search search;
   struct needed_closure closure;
+  struct job *jobs;
   char *err = NULL, *out = NULL, *runtime = NULL;
   int status = 0;
   bool big_endian;
@@ -319,18 +507,23 @@ whole_program (const struct options *opts, const char *exe)
       goto done;
     }
 
-  out = path_in (opts->output, exe);
-  if (out == NULL)
+  jobs = calloc (closure.n_libs + 1, sizeof *jobs);
+  if (jobs == NULL)
     goto nomem;
-  status |= rewrite_one (opts, exe, out, true);
-  for (size_t i = 0; status == 0 && i < closure.n_libs; i++)
+  for (size_t i = 0; i <= closure.n_libs; i++)
     {
-      free (out);
-      out = path_in (opts->output, closure.libs[i].soname);
-      if (out == NULL)
-	goto nomem;
-      status |= rewrite_one (opts, closure.libs[i].path, out, false);
+      jobs[i].in = i == 0 ? exe : closure.libs[i - 1].path;
+      jobs[i].out = path_in (opts->output,
+			     i == 0 ? exe : closure.libs[i - 1].soname);
+      jobs[i].main_program = i == 0;
+      if (jobs[i].out == NULL)
+	{
+	  free_jobs (jobs, i);
+	  goto nomem;
+	}
     }
+  status = run_jobs (opts, jobs, closure.n_libs + 1);
+  free_jobs (jobs, closure.n_libs + 1);
   if (status == 0)
     {
       if (opts->runtime != NULL)
@@ -438,7 +631,7 @@ int
 main (int argc, char **argv)
 {
   struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false, false, false, false, false, NULL, NULL };
+			  false, false, false, false, false, NULL, NULL, 0 };
   int status = 0;
   int c;
 
@@ -457,7 +650,7 @@ main (int argc, char **argv)
       program_name = slash != NULL ? slash + 1 : argv[0];
     }
 
-  while ((c = getopt_long (argc, argv, "hL:o:vV", long_options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "hj:L:o:vV", long_options, NULL)) != -1)
     switch (c)
       {
       case OPTION_WHOLE_PROGRAM:
@@ -477,6 +670,21 @@ main (int argc, char **argv)
 	break;
       case 'o':
 	opts.output = optarg;
+	break;
+      case 'j':
+	{
+	  char *end;
+	  errno = 0;
+	  opts.jobs = strtol (optarg, &end, 10);
+	  if (errno != 0 || end == optarg || *end != '\0' || opts.jobs < 1
+	      || opts.jobs > 1024)
+	    {
+	      fprintf (stderr, "%s: --jobs: `%s' is not a number from 1 to "
+		       "1024\nTry '%s --help' for more information.\n",
+		       program_name, optarg, program_name);
+	      return EXIT_FAILURE;
+	    }
+	}
 	break;
       case OPTION_DUMP_RELOCS:
 	opts.action = ACTION_DUMP_RELOCS;
