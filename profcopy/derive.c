@@ -45,7 +45,6 @@
 #include <string.h>
 
 #include "derive.h"
-#include "estimate.h"
 #include "union-find.h"
 
 #define NONE UINT32_MAX
@@ -376,8 +375,9 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 bool
 derive_plan (const struct analysis *a, const uint32_t *cost,
 	     const unsigned char *cold, const uint32_t *into,
-	     const uint32_t *enters, const unsigned char *edge_ok, bool all,
-	     struct derive *d, char **errmsg)
+	     const float *freq, const float *taken,
+	     const unsigned char *edge_ok, bool all, struct derive *d,
+	     char **errmsg)
 {
   const struct cfg *cfg = &a->cfg;
   size_t n = cfg->n_blocks, n_cand = 0, n_items;
@@ -388,7 +388,6 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   uint32_t *parent = NULL, *order = NULL;
   uint8_t *need = NULL;
   uint8_t *closed = NULL;
-  float *freq = NULL, *taken = malloc ((n + 1) * sizeof *taken);
   bool ok = false;
 
   memset (d, 0, sizeof *d);
@@ -402,7 +401,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   d->fall_edge = calloc (n + 1, sizeof *d->fall_edge);
   g.uf = malloc ((size_t) g.n_vertices * sizeof *g.uf);
   g.tree = malloc ((size_t) g.n_vertices * 2 * sizeof *g.tree);
-  if (outside_in == NULL || cand == NULL || taken == NULL
+  if (outside_in == NULL || cand == NULL
       || d->measured == NULL || d->rule == NULL || d->taken_edge == NULL
       || d->fall_edge == NULL || g.uf == NULL || g.tree == NULL)
     goto cleanup;
@@ -453,9 +452,6 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
      first.  A counter on a branch edge costs a little more than one in
      a block (it has none of a block's cheap ways to its counter), on
      the taken edge more again (the jump back from its stub).  */
-  freq = estimate_frequencies (a, cold, enters, taken);
-  if (freq == NULL)
-    goto cleanup;
   for (size_t i = 0; i < n; i++)
     {
       w[i].item = (uint32_t) i;
@@ -582,8 +578,6 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   free (order);
   free (need);
   free (closed);
-  free (freq);
-  free (taken);
   free (cand);
   free (g.uf);
   free (g.tree);

@@ -47,20 +47,21 @@ struct derive
    not follow from the others' by flow conservation.  COST[i] is what a
    counter in block i would cost (instructions), COLD[i] says that block
    i surely runs seldom (it leads only to a call that never returns);
-   the blocks that estimate_frequencies says run most often, then the
+   the blocks that run most often by FREQ and TAKEN (what
+   estimate_frequencies says of each block and of its branch), then the
    costly counters, are derived first, cold blocks last.  INTO[i], when
    not 0, says that block i ends in a call that enters the block
    INTO[i] - 1, the entry of a function that nothing else enters: the
-   call is then an edge, not a way out.  ENTERS[i], when not 0, says
-   that block i calls or jumps into function ENTERS[i] - 1 (both from
-   emit_narrow_liveness; either may be NULL).  EDGE_OK[i] (or NULL)
-   says that block i ends in a two-way branch whose edges may have
-   counters of their own; the counted ones go in D's EDGES.  With ALL,
-   every block is measured.  False with *ERRMSG when out of memory.  */
+   call is then an edge, not a way out (from emit_narrow_liveness; may
+   be NULL).  EDGE_OK[i] (or NULL) says that block i ends in a two-way
+   branch whose edges may have counters of their own; the counted ones
+   go in D's EDGES.  With ALL, every block is measured, and FREQ and
+   TAKEN may be NULL.  False with *ERRMSG when out of memory.  */
 bool derive_plan (const struct analysis *a, const uint32_t *cost,
 		  const unsigned char *cold, const uint32_t *into,
-		  const uint32_t *enters, const unsigned char *edge_ok,
-		  bool all, struct derive *d, char **errmsg);
+		  const float *freq, const float *taken,
+		  const unsigned char *edge_ok, bool all, struct derive *d,
+		  char **errmsg);
 
 void derive_free (struct derive *d);
 

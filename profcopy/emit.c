@@ -37,11 +37,13 @@
 #include <config.h>
 
 #include <elf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
+#include "estimate.h"
 
 #define OP_REGIMM	0x01
 #define OP_J		0x02
@@ -2756,6 +2758,51 @@ mark_edge_candidates (struct emitter *e)
   return true;
 }
 
+/* What a thread of emit_plan's estimates: estimate_frequencies's
+   arguments, and its result in FREQ.  */
+struct estimate_job
+{
+  const struct analysis *a;
+  const unsigned char *cold;
+  const uint32_t *enters;
+  float *freq, *taken;
+};
+
+static void *
+run_estimate (void *arg)
+{
+  struct estimate_job *job = arg;
+
+  job->freq = estimate_frequencies (job->a, job->cold, job->enters,
+				    job->taken);
+  return NULL;
+}
+
+/* Plan the increment of every block of E (the part of emit_plan
+   before the choice of the counted blocks); the cost of each in words
+   goes in COST.  */
+
+static bool
+plan_blocks (struct emitter *e, uint32_t *cost, char **errmsg)
+{
+  const struct analysis *a = e->a;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
+	return false;
+      cost[i] = snippet_words (&p->s);
+      if (p->edge)
+	cost[i] += snippet_words (&p->taken) + 4;
+      /* The count at the block's end would run on the fall-through
+	 edge only.  */
+      if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
+	e->edge_ok[i] = 0;
+    }
+  return true;
+}
+
 /* Plan the counters of the branch edges of block I that derive.c
    counted.  */
 
@@ -2798,7 +2845,9 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   size_t total = 0;
   uint32_t *cost;
   unsigned char *cold;
-  bool ok;
+  struct estimate_job est;
+  pthread_t thread;
+  bool threaded, ok;
 
   memset (e, 0, sizeof *e);
   e->a = a;
@@ -2879,33 +2928,43 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   if (!plan_got (e, errmsg)
       || !t9_dataflow (e, errmsg))
     return false;
-  cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
-  if (cost == NULL)
-    goto nomem;
-  for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    {
-      struct count_plan *p = &e->plans[i];
-      if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
-	{
-	  free (cost);
-	  return false;
-	}
-      cost[i] = snippet_words (&p->s);
-      if (p->edge)
-	cost[i] += snippet_words (&p->taken) + 4;
-      /* The count at the block's end would run on the fall-through
-	 edge only.  */
-      if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
-	e->edge_ok[i] = 0;
-    }
+  /* The calls that never return, hence the cold blocks, are known once
+     plan_got knows what t9 holds.  */
   cold = mark_cold (e);
-  ok = cold != NULL
-       && derive_plan (a, cost, cold, sites->into, sites->enters,
-		       e->edge_ok, all_blocks, &e->derive, errmsg);
-  if (cold == NULL)
-    *errmsg = strdup ("out of memory");
+  cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
+  est.taken = all_blocks ? NULL
+	      : malloc ((a->cfg.n_blocks + 1) * sizeof *est.taken);
+  if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      goto nomem;
+    }
+  /* The estimate needs only the CFG, the cold blocks and the calls: a
+     thread of its own makes it while plan_blocks works.  */
+  est.a = a;
+  est.cold = cold;
+  est.enters = sites->enters;
+  est.freq = NULL;
+  threaded = !all_blocks
+	     && pthread_create (&thread, NULL, run_estimate, &est) == 0;
+  ok = plan_blocks (e, cost, errmsg);
+  if (threaded)
+    pthread_join (thread, NULL);
+  else if (!all_blocks && ok)
+    run_estimate (&est);
+  if (ok && !all_blocks && est.freq == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      ok = false;
+    }
+  ok = ok && derive_plan (a, cost, cold, sites->into, est.freq, est.taken,
+			  e->edge_ok, all_blocks, &e->derive, errmsg);
   free (cost);
   free (cold);
+  free (est.freq);
+  free (est.taken);
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)

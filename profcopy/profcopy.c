@@ -643,6 +643,11 @@ main (int argc, char **argv)
   mallopt (M_MMAP_THRESHOLD, 32 * 1024 * 1024);
   mallopt (M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 #endif
+#ifdef M_ARENA_MAX
+  /* The estimate's thread (emit.c) allocates from the same heap, whose
+     pages are already faulted in, not from an arena of its own.  */
+  mallopt (M_ARENA_MAX, 1);
+#endif
 
   if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
     {
