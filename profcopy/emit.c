@@ -50,6 +50,7 @@
 #define OP_JAL		0x03
 #define OP_BEQ		0x04
 #define OP_BNE		0x05
+#define OP_BNEL		0x15
 #define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
 #define OP_LUI		0x0f
@@ -1890,17 +1891,54 @@ rerunnable (const struct insn *insn)
   return ok;
 }
 
+/* True if INSN may run in the delay slot of a branch-likely, once, in
+   place of where it stands: an integer instruction that transfers no
+   control and that neither traps on purpose, nor calls the system, nor
+   takes part in an ll/sc sequence or a cache operation, nor is one the
+   kernel may have to emulate (rdhwr, floating point without an FPU).  */
+
+static bool
+movable (const struct insn *insn)
+{
+  unsigned funct = insn->word & 0x3f;
+
+  if (insn->kind != INSN_OTHER || insn->freads != 0 || insn->fwrites != 0
+      || (insn->flags & INSN_F_TRAP))
+    return false;
+  switch (insn->op)
+    {
+    case 0x00:			/* SPECIAL, but for movf/movt, syscall,
+				   break, sync and the traps */
+      return funct != 0x01 && funct != 0x0c && funct != 0x0d
+	     && funct != 0x0f && !(funct >= 0x30 && funct <= 0x36);
+    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e:
+    case 0x0f:			/* addiu ... lui */
+    case 0x1c:			/* SPECIAL2: mul, madd, clz ..., not sdbbp */
+      return funct != 0x3f;
+    case 0x1f:			/* SPECIAL3: ext, ins, seb ..., not rdhwr,
+				   which the kernel may emulate */
+      return funct != 0x3b;
+    case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25:
+    case 0x26:			/* lb ... lwr */
+    case 0x28: case 0x29: case 0x2a: case 0x2b: case 0x2e: /* stores */
+      return true;
+    default:
+      return false;
+    }
+}
+
 /* True if the instruction at AT of block B could go into the delay slot
-   of the retry branch of the increment S planned just before it (see
-   put_llsc): no register saved around it, an instruction that may run
-   again after a failed store-conditional without harm, that writes
+   of the increment S planned just before it (see put_llsc): no register
+   saved around it, an instruction that may run again after a failed
+   store-conditional without harm (AGAIN: the slot of the retry branch)
+   or that may run in the slot of a branch-likely (else), that writes
    neither the increment's registers nor sp, fp, gp or ra (nor, as a
    load, a callee-saved register: the unwind tables may restore it
    there), and that no probe goes in front of.  */
 
 static bool
-hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
-	    const struct snippet *s)
+slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
+	   const struct snippet *s, bool again)
 {
   const struct code *code = &e->a->code;
   const struct insn *slot;
@@ -1914,7 +1952,7 @@ hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
   w = emit_word_index (e, at);
   insn = code_insn_at (code, at);
   if (w < 0 || insn == NULL || e->probe[w] != 0 || e->in_llsc[w]
-      || !rerunnable (insn))
+      || !(again ? rerunnable (insn) : movable (insn)))
     return false;
   for (unsigned k = 0; k < 3; k++)
     avoid |= R (s->regs[k]);
@@ -1922,6 +1960,15 @@ hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
     avoid |= R (16) | R (17) | R (18) | R (19) | R (20) | R (21) | R (22)
 	     | R (23);
   return (insn->writes & avoid) == 0;
+}
+
+/* slot_fits for the slot of the retry branch.  */
+
+static bool
+hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
+	    const struct snippet *s)
+{
+  return slot_fits (e, b, at, s, true);
 }
 
 /* True if gp is valid at the point before the word at AT of block B
@@ -2160,12 +2207,13 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 }
 
 /* True if the increment planned in P for block B takes the instruction
-   it precedes into its delay slot (hoist_fits), which nothing else
-   (a translation, a long branch form) writes in its own way.  */
+   it precedes into its delay slot (slot_fits, AGAIN as there), which
+   nothing else (a translation, a long branch form) writes in its own
+   way.  */
 
 static bool
 hoistable (const struct emitter *e, const struct block *b,
-	   const struct count_plan *p)
+	   const struct count_plan *p, bool again)
 {
   long w;
 
@@ -2173,7 +2221,8 @@ hoistable (const struct emitter *e, const struct block *b,
     return false;
   w = emit_word_index (e, p->at);
   return w >= 0 && p->at < b->end && e->xlate[w].kind == 0xff
-	 && e->long_kind[w] == LONG_NONE && hoist_fits (e, b, p->at, &p->s);
+	 && e->long_kind[w] == LONG_NONE
+	 && slot_fits (e, b, p->at, &p->s, again);
 }
 
 /* Plan the increment of block B (planned in P) as a window counter:
@@ -2313,6 +2362,8 @@ snippet_words (const struct snippet *p)
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
+  if (p->skip)
+    n += 2;
   return n;
 }
 
@@ -2659,8 +2710,12 @@ mark_probes (struct emitter *e)
   return true;
 }
 
+static const struct insn *slot_fill (const struct emitter *e,
+				     uint32_t target, bool pad_ok);
+
 /* Count the kinds of the plans of E for -v, and decide which take the
-   next instruction into their delay slot.  */
+   next instruction into their delay slot, how (hoist or skip), and
+   which fall-through edge counters take the next block's first.  */
 
 static void
 count_plans (struct emitter *e)
@@ -2669,11 +2724,16 @@ count_plans (struct emitter *e)
 
   e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
-  e->n_hoisted = e->n_count_saved_gp = 0;
+  e->n_hoisted = e->n_skipped = e->n_count_saved_gp = 0;
   e->n_edge_counters = e->derive.n_edges;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
+      /* A counted fall-through edge leaves by a branch-likely past the
+	 next block's first instruction, with a copy of it in its delay
+	 slot, when slot_fill allows.  */
+      p->fall_s.skip = p->count_fall && p->fall_s.n_spill == 0
+		       && slot_fill (e, cfg->blocks[i].end, true) != NULL;
       if (p->derived)
 	{
 	  e->n_derived++;
@@ -2693,8 +2753,11 @@ count_plans (struct emitter *e)
 	e->n_count_abs++;
       if (p->s.n_spill > 0)
 	e->n_spilled++;
-      p->s.hoist = hoistable (e, &cfg->blocks[i], p);
+      p->s.hoist = hoistable (e, &cfg->blocks[i], p, true);
+      p->s.skip = !p->s.hoist && p->s.n_spill == 0
+		  && hoistable (e, &cfg->blocks[i], p, false);
       e->n_hoisted += p->s.hoist;
+      e->n_skipped += p->s.skip;
     }
 }
 
@@ -3239,6 +3302,16 @@ layout_pass (struct emitter *e)
 		    e->map[w] = pc - 4;
 		  continue;
 		}
+	      if (p->s.skip)
+		{
+		  /* The instruction is the slot of the branch-likely, the
+		     third word from the end; code that came here would
+		     run the increment with it.  */
+		  e->insn_new[w] = pc - 12;
+		  if (at != b->start)
+		    e->map[w] = pc - 4 * snippet_words (&p->s);
+		  continue;
+		}
 	    }
 	  if (e->probe[w] & PROBE_EXIT)
 	    layout_probe_site (e, w, &pc, &last_stub,
@@ -3581,21 +3654,31 @@ put_at (struct cursor *c, uint32_t pc, uint32_t word)
   c->pc = save;
 }
 
+static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
+			   uint32_t *off);
+
 /* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
    usual path runs 6 instructions: ll, addiu, the branch that tests for
    a carry out of the low word with the store-conditional in its delay
    slot, and the branch back to retry after a failed store, whose slot
-   holds HOIST, the program's own next instruction when hoistable
-   allows it (then the increment costs 5), or a nop.  A carry (once in
-   2^32 counts) goes out of line to the island put_island writes: it
-   retries if the store of the zero failed, else increments the high
-   word and comes back.  */
+   holds FILL, the program's own next instruction when hoistable allows
+   it (then the increment costs 5), or a nop.  With SKIP, the branch
+   after the store is instead a branch-likely taken when the store
+   succeeded, with FILL in its slot, to SKIP_TO (or, when 0, to the word
+   after the increment), followed by the branch back to retry: FILL runs
+   once, only on the way out, so it need not be one that may run again
+   (2 more words, never run).  A carry (once in 2^32 counts) goes out
+   of line to the island put_island writes: it retries if the store of
+   the zero failed, else increments the high word and comes back to the
+   branch after the store, with R2 = 1 as after a store that
+   succeeded.  */
 
 static void
 put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
-	  const struct insn *hoist)
+	  const struct insn *fill, bool skip, uint32_t skip_to)
 {
   struct carry *k;
+  uint32_t off;
 
   if (c->isl.n == c->max_carries)
     {
@@ -3619,15 +3702,29 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (OP_BEQ, r2, 0, 0));			/* to carry, later */
   put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
-  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -5));	/* to retry */
-  if (hoist == NULL)
+  if (!skip)
+    put (c, itype (OP_BEQ, r2, 0, (uint32_t) -5));	/* to retry */
+  else
+    {
+      if (skip_to == 0)
+	skip_to = c->pc + 16;
+      if (!branch_offset (c, c->pc, skip_to, &off))
+	return;
+      put (c, itype (OP_BNEL, r2, 0, off));		/* out */
+    }
+  if (fill == NULL)
     put (c, 0);
   else
     {
       char *msg = NULL;
-      if (!put_insn_body (c, hoist, &msg))
+      if (!put_insn_body (c, fill, &msg))
 	c->failed = true;
       free (msg);
+    }
+  if (skip)
+    {
+      put (c, itype (OP_BEQ, 0, 0, (uint32_t) -7));	/* to retry */
+      put (c, 0);
     }
 }							/* done: */
 
@@ -3691,21 +3788,29 @@ put_island (struct cursor *c, bool over)
       put (c, itype (OP_SC, r1, r2, (uint32_t) hi_lo));
       put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
       put (c, 0);
-      if (!branch_offset (c, c->pc, k->retry + 4 * LLSC_WORDS, &off))
+      /* Back to the branch after the store, R2 being 1: on past the
+	 increment with its delay slot, as after any store that
+	 succeeded.  */
+      if (!branch_offset (c, c->pc, k->retry + 16, &off))
 	return;
-      put (c, itype (OP_BEQ, 0, 0, off));		/* to done */
+      put (c, itype (OP_BEQ, 0, 0, off));
       put (c, 0);
     }
   c->isl.n = 0;
 }
 
 /* Write the increment of counter INDEX planned in P, in the code of
-   block BLOCK (whose function's entry t9 may hold).  */
+   block BLOCK (whose function's entry t9 may hold), with HOIST in its
+   delay slot (put_llsc's FILL; may be NULL); in P's skip form, or in
+   that form going on to SKIP_TO when SKIP_TO is not 0.  */
 
 static void
 put_snippet (struct cursor *c, size_t index, size_t block,
-	     const struct snippet *p, const struct insn *hoist)
+	     const struct snippet *p, const struct insn *hoist,
+	     uint32_t skip_to)
 {
+  bool skip = p->skip || skip_to != 0;
+
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
   unsigned r1, r2;
@@ -3723,7 +3828,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	r2 = p->regs[1];
 	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
 	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, lo, hoist);
+	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
       }
       break;
     case COUNT_SAVED_GP:
@@ -3737,7 +3842,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 		       (uint32_t) (p->saved_gp + (p->n_spill > 0 ? 16 : 0))));
 	put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
 	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, lo, hoist);
+	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
       }
       break;
     case COUNT_WINDOW:
@@ -3749,7 +3854,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	    c->failed = true;
 	    break;
 	  }
-	put_llsc (c, REG_GP, p->regs[0], off, hoist);
+	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
       }
       break;
     case COUNT_T9:
@@ -3761,7 +3866,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
 	put (c, itype (OP_LUI, 0, r1, hi));
 	put (c, addu (r1, r1, REG_T9));
-	put_llsc (c, r1, r2, lo, hoist);
+	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
       }
       break;
     case COUNT_ABS:
@@ -3769,7 +3874,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
       r2 = p->regs[1];
       split_hi_lo (counter, &hi, &lo);
       put (c, itype (OP_LUI, 0, r1, hi));
-      put_llsc (c, r1, r2, lo, hoist);
+      put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
       break;
     default:
       {
@@ -3781,7 +3886,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
 	put (c, itype (OP_LUI, 0, r1, hi));
 	put (c, addu (r1, r1, REG_RA));
-	put_llsc (c, r1, r2, lo, hoist);
+	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
       }
       break;
     }
@@ -4174,11 +4279,11 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   if (p->has_fall)
     {
       uint32_t words = snippet_words (&p->taken) + 3;
-      put_snippet (c, index, index, &p->s, NULL);
+      put_snippet (c, index, index, &p->s, NULL, 0);
       put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
       put (c, 0);
     }
-  put_snippet (c, index, index, &p->taken, NULL);
+  put_snippet (c, index, index, &p->taken, NULL, 0);
   return put_jump_back (c, ctl, "the counting stub of an ll/sc block",
 			errmsg);
 }
@@ -4188,11 +4293,13 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
    that transfers no control, traps in no way, is neither a system call
    nor part of a gp prologue or an ll/sc sequence, is written as one word
    like any other (no GOT reference or translation to rewrite), and
-   has no increment, probe or pad before it in the new code.  Else
-   NULL.  */
+   has no increment, probe or pad before it in the new code (but for a
+   pad, with PAD_OK: the pads are placed while the layout is made,
+   after whoever must know the answer before; jumping past the first
+   instruction also jumps past any pad).  Else NULL.  */
 
 static const struct insn *
-slot_fill (const struct emitter *e, uint32_t target)
+slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
 {
   const struct cfg *cfg = &e->a->cfg;
   const struct block *t = cfg_block_at (cfg, target);
@@ -4206,7 +4313,7 @@ slot_fill (const struct emitter *e, uint32_t target)
       || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL)
       || (insn->writes & R (REG_GP)) || e->in_llsc[w]
       || e->gotref_slot[w] != 0 || e->xlate[w].kind != 0xff
-      || e->probe[w] != 0 || e->needs_pad[w]
+      || e->probe[w] != 0 || (e->needs_pad[w] && !pad_ok)
       || insn_words (e, w, insn) != 1)
     return NULL;
   p = &e->plans[t - cfg->blocks];
@@ -4229,20 +4336,22 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 
   if (p->count_taken)
     {
-      const struct insn *fill = slot_fill (e, ctl->target);
-      put_snippet (c, p->taken_counter, (size_t) (b - e->a->cfg.blocks),
-		   &p->taken_s, NULL);
+      const struct insn *fill = slot_fill (e, ctl->target, false);
+      size_t block = (size_t) (b - e->a->cfg.blocks);
       if (fill == NULL)
 	{
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
 	  if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
 	    return false;
 	}
-      else
+      else if (p->taken_s.n_spill > 0)
 	{
 	  /* b past the copy of the target's first instruction, with
 	     another copy in its delay slot.  */
-	  int64_t off = ((int64_t) e->insn_new[emit_word_index (e, ctl->target)]
-			 + 4 - (int64_t) (c->pc + 4)) / 4;
+	  int64_t off;
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
+	  off = ((int64_t) e->insn_new[emit_word_index (e, ctl->target)]
+		 + 4 - (int64_t) (c->pc + 4)) / 4;
 	  if (off < -32768 || off > 32767)
 	    {
 	      if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
@@ -4254,6 +4363,21 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	  if (!put_insn_body (c, fill, errmsg))
 	    return false;
 	}
+      else
+	{
+	  /* The increment leaves by a branch-likely past the copy of the
+	     target's first instruction, with another copy in its delay
+	     slot: as many words as the increment and a jump back.  */
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, fill,
+		       e->insn_new[emit_word_index (e, ctl->target)] + 4);
+	  if (c->failed)
+	    {
+	      if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
+			    "cannot reach its target", ctl->addr) < 0)
+		*errmsg = NULL;
+	      return false;
+	    }
+	}
       if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
 	{
 	  *errmsg = strdup ("internal error: layout and emission disagree "
@@ -4261,9 +4385,23 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	  return false;
 	}
     }
-  if (p->count_fall)
+  if (p->count_fall && p->fall_s.skip)
+    {
+      long w = emit_word_index (e, b->end);
+      put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
+		   &p->fall_s, code_insn_at (&e->a->code, b->end),
+		   e->insn_new[w] + 4);
+      if (c->failed)
+	{
+	  if (asprintf (errmsg, "0x%08x: the counter of a fall-through edge "
+			"cannot reach past its target", ctl->addr) < 0)
+	    *errmsg = NULL;
+	  return false;
+	}
+    }
+  else if (p->count_fall)
     put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
-		 &p->fall_s, NULL);
+		 &p->fall_s, NULL, 0);
   return true;
 }
 
@@ -4396,8 +4534,9 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
 	    {
-	      put_snippet (&c, i, i, &p->s, p->s.hoist ? insn : NULL);
-	      if (p->s.hoist)
+	      put_snippet (&c, i, i, &p->s,
+			   p->s.hoist || p->s.skip ? insn : NULL, 0);
+	      if (p->s.hoist || p->s.skip)
 		continue;
 	    }
 	  if (e->probe[w] & PROBE_EXIT)
@@ -4422,7 +4561,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
 	goto done;
       if (!p->edge && !p->derived && p->at == b->end)
-	put_snippet (&c, i, i, &p->s, NULL);
+	put_snippet (&c, i, i, &p->s, NULL, 0);
       if ((p->count_taken || p->count_fall)
 	  && !put_branch_edge_counts (&c, b, p, errmsg))
 	goto done;

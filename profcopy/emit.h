@@ -52,6 +52,10 @@ struct snippet
   uint8_t spill[4];		/* The ones that must be saved.  */
   bool hoist;			/* The instruction it precedes moves into the
 				   delay slot of its retry branch.  */
+  bool skip;			/* The instruction it precedes moves into the
+				   delay slot of a branch-likely that leaves
+				   the increment once the store succeeds
+				   (put_llsc); 2 more words.  */
   int16_t saved_gp;		/* COUNT_SAVED_GP: the frame slot (from sp)
 				   that holds gp.  */
 };
@@ -183,7 +187,7 @@ struct emitter
 
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
-  size_t n_hoisted, n_count_window, n_count_saved_gp;
+  size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;

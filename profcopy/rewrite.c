@@ -818,7 +818,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu through the gp saved in the frame, "
 	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
 	     "%zu with saved registers, "
-	     "%zu with the next instruction in their delay slot, "
+	     "%zu with the next instruction in their delay slot "
+	     "(%zu of them behind a branch-likely), "
 	     "%zu counted on edges), %zu branch edges counted, "
 	     "%zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
@@ -827,7 +828,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
 	     rw.e.n_count_t9, rw.e.n_count_saved_gp, rw.e.n_count_pc,
 	     rw.e.n_count_abs,
-	     rw.e.n_count_window, rw.e.n_spilled, rw.e.n_hoisted, rw.e.n_edge,
+	     rw.e.n_count_window, rw.e.n_spilled,
+	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_edge,
 	     rw.e.n_edge_counters, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
