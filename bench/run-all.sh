@@ -460,7 +460,7 @@ print_speed () {
 	    "objdump -d libc.so.6" libc-objdump 1
   speed_row "profcopy --whole-program lua5.4" lua-profcopy \
 	    "objdump -d, $(wc -w <<< "$lua_closure") objects" lua-objdump 1
-  speed_row "profcopy --whole-program -j1 lua5.4" lua-profcopy-j1 \
+  speed_row "  the same, -j1" lua-profcopy-j1 \
 	    "objdump -d, $(wc -w <<< "$lua_closure") objects" lua-objdump 1
   speed_row "profreport lua5.4 profile" report \
 	    "the lua5.4 rewrite" lua-profcopy 0.10

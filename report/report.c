@@ -305,8 +305,14 @@ report_add_object (struct report *r, const struct prof_object *prof,
   r->n_objects++;
   for (uint32_t i = 0; i < prof->n_blocks; i++)
     ro->order[i] = i;
+  /* profcopy writes the blocks in address order: sort only if not.  */
   sort_blocks = prof->blocks;
-  qsort (ro->order, prof->n_blocks, sizeof *ro->order, compare_block);
+  for (uint32_t i = 1; i < prof->n_blocks; i++)
+    if (prof->blocks[i - 1].start > prof->blocks[i].start)
+      {
+	qsort (ro->order, prof->n_blocks, sizeof *ro->order, compare_block);
+	break;
+      }
 
   syms = collect_symbols (&obj, &n_syms);
   if (syms == NULL
