@@ -161,9 +161,10 @@ mark_all (struct builder *b, const struct code_addr *addrs, size_t n_addrs,
     }
 }
 
-/* The granule of block_index's table: 64 bytes, 16 words, so that the
-   search in a granule sees two or three blocks.  */
-#define GRANULE_SHIFT 6
+/* The granule of block_index's table: one word, so that the search
+   sees at most two blocks (4 bytes of table per word of code; a libc's
+   analysis asks about 400,000 times).  */
+#define GRANULE_SHIFT 2
 
 /* The index of the block of CFG that contains ADDR, or -1.  */
 
