@@ -33,6 +33,7 @@
 
 #include "cfg-int.h"
 #include "object.h"
+#include "quiet-dis.h"
 
 /* One memoised classification: the masked word and what libopcodes
    said about it (MEMO_* bits; 0 is an empty slot).  */
@@ -84,6 +85,24 @@ null_print_address (bfd_vma addr, struct disassemble_info *info)
 {
   (void) addr;
   (void) info;
+}
+
+disassembler_ftype
+code_quiet_disassembler (struct disassemble_info *info, bool big,
+			 unsigned long mach, bfd *abfd)
+{
+#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
+  init_disassemble_info (info, NULL, null_fprintf, null_styled_fprintf);
+#else
+  init_disassemble_info (info, NULL, null_fprintf);
+#endif
+  info->print_address_func = null_print_address;
+  info->arch = bfd_arch_mips;
+  info->mach = mach;
+  info->endian = big ? BFD_ENDIAN_BIG : BFD_ENDIAN_LITTLE;
+  info->endian_code = info->endian;
+  disassemble_init_for_target (info);
+  return disassembler (bfd_arch_mips, big, mach, abfd);
 }
 
 /* Set *ERRMSG (when not NULL) to a malloc'd message formatted from FMT
@@ -240,18 +259,7 @@ decoder_init (struct decoder *d, const struct mips_object *obj,
   if (mach == 0)
     mach = mach_from_flags (obj);
   memset (d, 0, sizeof *d);
-#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
-  init_disassemble_info (&d->info, NULL, null_fprintf, null_styled_fprintf);
-#else
-  init_disassemble_info (&d->info, NULL, null_fprintf);
-#endif
-  d->info.print_address_func = null_print_address;
-  d->info.arch = bfd_arch_mips;
-  d->info.mach = mach;
-  d->info.endian = obj->big_endian ? BFD_ENDIAN_BIG : BFD_ENDIAN_LITTLE;
-  d->info.endian_code = d->info.endian;
-  disassemble_init_for_target (&d->info);
-  d->print = disassembler (bfd_arch_mips, obj->big_endian, mach, abfd);
+  d->print = code_quiet_disassembler (&d->info, obj->big_endian, mach, abfd);
   if (d->print == NULL)
     return glue_error (errmsg, "libopcodes has no MIPS disassembler");
 

@@ -15,15 +15,12 @@
 
 #include <config.h>
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bfd.h>
-#include <dis-asm.h>
-
 #include "cfg-int.h"
+#include "quiet-dis.h"
 
 static uint64_t rng_state;
 
@@ -34,33 +31,6 @@ draw (void)
   rng_state ^= rng_state >> 7;
   rng_state ^= rng_state << 17;
   return (uint32_t) (rng_state >> 16);
-}
-
-static int
-quiet_fprintf (void *stream, const char *fmt, ...)
-{
-  (void) stream;
-  (void) fmt;
-  return 0;
-}
-
-#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
-static int
-quiet_styled_fprintf (void *stream, enum disassembler_style style,
-		      const char *fmt, ...)
-{
-  (void) stream;
-  (void) style;
-  (void) fmt;
-  return 0;
-}
-#endif
-
-static void
-quiet_address (bfd_vma addr, struct disassemble_info *info)
-{
-  (void) addr;
-  (void) info;
 }
 
 /* One machine and byte order to ask libopcodes in.  */
@@ -76,23 +46,11 @@ static bool
 asker_init (struct asker *a, bool big, unsigned long mach)
 {
   memset (a, 0, sizeof *a);
-#ifdef HAVE_INIT_DISASSEMBLE_INFO_4
-  init_disassemble_info (&a->info, NULL, quiet_fprintf,
-			 quiet_styled_fprintf);
-#else
-  init_disassemble_info (&a->info, NULL, quiet_fprintf);
-#endif
   a->big = big;
-  a->info.print_address_func = quiet_address;
-  a->info.arch = bfd_arch_mips;
-  a->info.mach = mach;
-  a->info.endian = big ? BFD_ENDIAN_BIG : BFD_ENDIAN_LITTLE;
-  a->info.endian_code = a->info.endian;
+  a->print = code_quiet_disassembler (&a->info, big, mach, NULL);
   a->info.buffer = a->bytes;
   a->info.buffer_vma = 0x10000;
   a->info.buffer_length = 4;
-  disassemble_init_for_target (&a->info);
-  a->print = disassembler (bfd_arch_mips, big, mach, NULL);
   return a->print != NULL;
 }
 
