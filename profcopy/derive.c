@@ -468,7 +468,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
       w[n + 2 * k + 1].item = (uint32_t) (n + 2 * k + 1);
       w[n + 2 * k + 1].weight = weigh (f * FALL_EDGE_COST, 0);
     }
-  d->weight = malloc ((n + 1) * sizeof *d->weight);
+  d->weight = malloc ((n + 2 * n_cand + 1) * sizeof *d->weight);
   if (d->weight == NULL)
     goto cleanup;
   for (size_t i = 0; i < n; i++)
@@ -499,6 +499,12 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
 	continue;
       d->edges[2 * d->n_edges] = from;
       d->edges[2 * d->n_edges + 1] = to;
+      {
+	/* For the window, the estimate alone, as a block's.  */
+	float t = freq[c] * taken[c];
+	d->weight[n + d->n_edges] = weigh ((i - n) % 2 == 0 ? t : freq[c] - t,
+					   0);
+      }
       d->n_edges++;
       if ((i - n) % 2 == 0)
 	d->taken_edge[c] = (uint32_t) d->n_edges;

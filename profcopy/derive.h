@@ -31,7 +31,8 @@ struct derive
   uint32_t *links;		/* 2 * N_LINKS words: child, parent.  */
   size_t n_links;
   size_t n_measured;
-  uint32_t *weight;		/* Per block: how hot it is likely to be
+  uint32_t *weight;		/* Per counter (the blocks', then the counted
+				   edges'): how hot it is likely to be
 				   (estimated frequency, then cost); NULL
 				   with every block measured.  */
   /* Counted branch edges: edge k runs from vertex EDGES[2k] (a block's

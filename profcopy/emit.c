@@ -2302,7 +2302,7 @@ static void
 number_window (struct emitter *e)
 {
   e->n_window = 0;
-  for (size_t i = 0; i < e->a->cfg.n_blocks; i++)
+  for (size_t i = 0; i < e->a->cfg.n_blocks + e->derive.n_edges; i++)
     if (e->window_slot[i] >= 0)
       {
 	e->window_slot[i] = (int32_t) e->n_window;
@@ -2310,8 +2310,20 @@ number_window (struct emitter *e)
       }
 }
 
-/* Give the hottest counted blocks (by derive's weights) counters in the
-   window after the new GOT, as many as gp reaches, and plan them so.
+/* The increment planned for the counted branch edge K.  */
+
+static struct snippet *
+edge_snippet (struct emitter *e, size_t k)
+{
+  struct count_plan *p = &e->plans[e->edge_owner[k] / 2];
+
+  return e->edge_owner[k] & 1 ? &p->fall_s : &p->taken_s;
+}
+
+/* Give the hottest counters (of blocks and of branch edges, by derive's
+   weights) places in the window after the new GOT, as many as gp
+   reaches, and plan them so.  An edge's increment through gp (with no
+   register saved) becomes one off gp with the same first register.
    False when out of memory.  */
 
 static bool
@@ -2322,11 +2334,11 @@ assign_window (struct emitter *e)
   int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
   size_t cap = room > 0 ? (size_t) (room / 8) : 0;
   uint32_t *cand;
-  size_t n_cand = 0, n_win = 0;
+  size_t n_cand = 0, n_blocks_cand, n_win = 0;
 
   if (e->fixed_address || e->derive.weight == NULL || cap == 0)
     return true;
-  cand = malloc ((cfg->n_blocks + 1) * sizeof *cand);
+  cand = malloc ((cfg->n_blocks + e->derive.n_edges + 1) * sizeof *cand);
   if (cand == NULL)
     return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)
@@ -2337,8 +2349,28 @@ assign_window (struct emitter *e)
     }
   window_weight = e->derive.weight;
   qsort (cand, n_cand, sizeof *cand, compare_by_weight);
+  /* Then the edges, in what room is left: a block in the window may
+     also spare a register (and so a save, or make room for its next
+     instruction in the delay slot); an edge only the load.  */
+  n_blocks_cand = n_cand;
+  for (size_t k = 0; k < e->derive.n_edges; k++)
+    {
+      const struct snippet *s = edge_snippet (e, k);
+      if (s->kind == COUNT_GP && s->n_spill == 0)
+	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
+    }
+  qsort (cand + n_blocks_cand, n_cand - n_blocks_cand, sizeof *cand,
+	 compare_by_weight);
   for (size_t k = 0; k < n_cand && n_win < cap; k++)
-    if (plan_window (e, &cfg->blocks[cand[k]], &e->plans[cand[k]]))
+    if (cand[k] >= cfg->n_blocks)
+      {
+	/* regs[0] is a dead register; regs[1], kept, is the other one
+	   should the counter leave the window (emit_window_fit).  */
+	edge_snippet (e, cand[k] - cfg->n_blocks)->kind = COUNT_WINDOW;
+	e->window_slot[cand[k]] = 0;
+	n_win++;
+      }
+    else if (plan_window (e, &cfg->blocks[cand[k]], &e->plans[cand[k]]))
       {
 	e->window_slot[cand[k]] = 0;
 	n_win++;
@@ -2726,6 +2758,9 @@ count_plans (struct emitter *e)
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
   e->n_hoisted = e->n_skipped = e->n_count_saved_gp = 0;
   e->n_edge_counters = e->derive.n_edges;
+  e->n_edge_window = 0;
+  for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
+    e->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
@@ -3039,11 +3074,20 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	}
       plan_branch_edges (e, i);
     }
-  e->window_slot = malloc ((a->cfg.n_blocks + 1) * sizeof *e->window_slot);
-  if (e->window_slot == NULL)
+  e->window_slot = malloc ((a->cfg.n_blocks + e->derive.n_edges + 1)
+			   * sizeof *e->window_slot);
+  e->edge_owner = malloc ((e->derive.n_edges + 1) * sizeof *e->edge_owner);
+  if (e->window_slot == NULL || e->edge_owner == NULL)
     goto nomem;
-  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+  for (size_t i = 0; i < a->cfg.n_blocks + e->derive.n_edges; i++)
     e->window_slot[i] = -1;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      if (e->derive.taken_edge[i] != 0)
+	e->edge_owner[e->derive.taken_edge[i] - 1] = 2 * (uint32_t) i;
+      if (e->derive.fall_edge[i] != 0)
+	e->edge_owner[e->derive.fall_edge[i] - 1] = 2 * (uint32_t) i + 1;
+    }
   if (!assign_window (e))
     goto nomem;
   plan_translations (e);
@@ -3552,8 +3596,14 @@ emit_window_fit (struct emitter *e, char **errmsg)
       drop = e->n_window - cap + cap / 16;
       for (size_t k = e->n_window - drop; k < e->n_window; k++)
 	{
-	  struct count_plan *p = &e->plans[order[k]];
+	  struct count_plan *p;
 	  e->window_slot[order[k]] = -1;
+	  if (order[k] >= cfg->n_blocks)
+	    {
+	      edge_snippet (e, order[k] - cfg->n_blocks)->kind = COUNT_GP;
+	      continue;
+	    }
+	  p = &e->plans[order[k]];
 	  if (!plan_block (e, &cfg->blocks[order[k]], p, errmsg))
 	    {
 	      free (order);
@@ -4609,6 +4659,7 @@ emit_free (struct emitter *e)
   free (e->xlate);
   free (e->window_slot);
   free (e->window_blocks);
+  free (e->edge_owner);
   free (e->pad);
   free (e->needs_pad);
   free (e->plans);

@@ -177,17 +177,22 @@ struct emitter
   uint32_t text_size;
   uint32_t counters;		/* Address of the counter array.  */
   /* The window: N_WINDOW counters right after the new GOT at WINDOW
-     (set with the GOT's address), for the blocks WINDOW_BLOCKS lists in
-     ascending order; WINDOW_SLOT[i] is block i's, or -1.  */
+     (set with the GOT's address), for the counters WINDOW_BLOCKS lists
+     in ascending order (a block i, or the counted branch edge k as
+     n_blocks + k); WINDOW_SLOT[c] is counter c's, or -1.  EDGE_OWNER[k]
+     is 2 x the block whose branch edge k is, plus 1 for a fall-through
+     edge.  */
   uint32_t window;
   uint32_t n_window;
   uint32_t *window_blocks;
   int32_t *window_slot;
+  uint32_t *edge_owner;
   struct new_got got;
 
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
   size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
+  size_t n_edge_window;
   size_t n_derived;
   size_t n_long_calls;
   size_t n_edge;

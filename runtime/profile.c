@@ -404,7 +404,7 @@ find_segment (const struct dl_phdr_info *info, size_t i,
       || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
       || (h->build_id_len != 0
 	  && !in_object (info, h->build_id, h->build_id_len, NULL))
-      || h->n_window > h->n_blocks
+      || h->n_window > 3 * (uint64_t) h->n_blocks
       || (h->n_window != 0
 	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
 	      || !in_object (info, h->window,
@@ -654,8 +654,10 @@ snap_derive (const struct pc_segment_header *h, uintptr_t bias,
 }
 
 /* Fill in the N_BLOCKS counts COUNTS of the blocks that have no counter,
-   from the others and from the counters EDGE_COUNTERS of D's edges, as
-   D says (segment.h); ACC is D->n_vertices zeros
+   from the others and from the counters EDGE_COUNTERS of D's edges and
+   the N_WINDOW window counters WIN of the edges (WB lists whose, as
+   n_blocks + the edge; the blocks' are in COUNTS already), as D says
+   (segment.h); ACC is D->n_vertices zeros
    (fresh pages: zeroing them here could become a call to memset, which
    is profiled code, before the counts of libc are copied).  A value out
    of range stops the derivation.  */
@@ -663,6 +665,8 @@ snap_derive (const struct pc_segment_header *h, uintptr_t bias,
 static void
 snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
 		    const volatile struct pc_counter *edge_counters,
+		    const volatile struct pc_counter *win,
+		    const uint32_t *wb, uint32_t n_window,
 		    uint64_t *counts, uint64_t *acc)
 {
   const uint32_t *rule = (const uint32_t *) (d + 1);
@@ -690,6 +694,17 @@ snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
 	  acc[to] -= c;
 	}
     }
+  for (uint32_t j = 0; j < n_window; j++)
+    if (wb[j] >= n_blocks && wb[j] - n_blocks < d->n_edges)
+      {
+	uint32_t k = wb[j] - n_blocks;
+	uint64_t c = read_count (&win[j]);
+	uint32_t from = edge[2 * k], to = edge[2 * k + 1];
+	if (__builtin_expect ((from >= n) | (to >= n), 0))
+	  return;
+	acc[from] += c;
+	acc[to] -= c;
+      }
   for (const uint32_t *l = link, *end = link + 2 * d->n_links; l < end;
        l += 2)
     {
@@ -761,7 +776,9 @@ profcopy_snapshot (void)
       size_t phnum;
       const struct pc_segment_header *h;
       struct snap_object *o;
-      const volatile struct pc_counter *c;
+      const volatile struct pc_counter *c, *win;
+      const uint32_t *wb;
+      uint32_t n_window;
       const struct pc_derive *d;
 
       if (!snap_phdrs (l->l_addr, &phdr, &phnum)
@@ -776,15 +793,17 @@ profcopy_snapshot (void)
       c = (const volatile struct pc_counter *) (l->l_addr + h->counters);
       for (uint32_t b = 0; b < h->n_blocks; b++)
 	counts[b] = read_count (&c[b]);
-      if (h->n_window != 0 && h->n_window <= h->n_blocks
+      win = NULL;
+      wb = NULL;
+      n_window = 0;
+      if (h->n_window != 0 && h->n_window <= 3 * (uint64_t) h->n_blocks
 	  && snap_in_object (phdr, phnum, h->window,
 			     h->n_window * sizeof (struct pc_counter))
 	  && snap_in_object (phdr, phnum, h->window_blocks, h->n_window * 4))
 	{
-	  const volatile struct pc_counter *win
-	    = (const volatile struct pc_counter *) (l->l_addr + h->window);
-	  const uint32_t *wb = (const uint32_t *) (l->l_addr
-						   + h->window_blocks);
+	  win = (const volatile struct pc_counter *) (l->l_addr + h->window);
+	  wb = (const uint32_t *) (l->l_addr + h->window_blocks);
+	  n_window = h->n_window;
 	  for (uint32_t k = 0; k < h->n_window; k++)
 	    if (wb[k] < h->n_blocks)
 	      counts[wb[k]] += read_count (&win[k]);
@@ -792,7 +811,8 @@ profcopy_snapshot (void)
       d = snap_derive (h, l->l_addr, phdr, phnum);
       if (d != NULL && d->n_vertices <= n_vertices)
 	{
-	  snap_derive_counts (d, h->n_blocks, c + h->n_blocks, counts, acc);
+	  snap_derive_counts (d, h->n_blocks, c + h->n_blocks, win, wb,
+			      n_window, counts, acc);
 	  acc += d->n_vertices;
 	  n_vertices -= d->n_vertices;
 	}
@@ -942,7 +962,8 @@ visit_object (struct dl_phdr_info *info, size_t size, void *data)
 	    for (uint32_t b = 0; b < n; b++)
 	      pass->total += read_count (&view.counters[b]);
 	    for (uint32_t k = 0; k < view.n_window; k++)
-	      pass->total += read_count (&view.window[k]);
+	      if (view.window_blocks[k] < n)
+		pass->total += read_count (&view.window[k]);
 	  }
 	pass->n_objects++;
 	pass->n_blocks += n;

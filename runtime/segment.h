@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 4
+#define PC_SEGMENT_VERSION 5
 
 struct pc_segment_header
 {
@@ -48,8 +48,9 @@ struct pc_segment_header
   uint32_t probe_enter;
   uint32_t probe_exit;
   /* The window: N_WINDOW more counters (struct pc_counter, zero at
-     start) right after the GOT, within gp's reach, for the blocks
-     WINDOW_BLOCKS lists (uint32_t block indices, ascending); a block
+     start) right after the GOT, within gp's reach, for the counters
+     WINDOW_BLOCKS lists (uint32_t, ascending: a block index, or
+     N_BLOCKS + k for the derivation's counted edge k); a block or edge
      counted there leaves its own counter at zero, and its count is the
      sum of the two.  */
   uint32_t window;
