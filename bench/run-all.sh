@@ -36,7 +36,9 @@
 # mipsel lua5.4 running bench/lua-workload.lua; Debian's mipsel sqlite3
 # running bench/sqlite-workload.sql on an in-memory database.  Each
 # plain program is also rewritten with `profcopy --whole-program' (the
-# program, every library it needs, libc included, and the runtime).
+# program, every library it needs, libc included, and the runtime), and
+# again with --counter-update=single (variant pc-single: increments
+# without ll/sc, exact only while threads do not race).
 # Every variant runs under qemu-user with the same environment and the
 # same length of program path; the script counts its guest instructions
 # with the TCG plugin (everything the guest runs: ld.so, libc, the
@@ -153,13 +155,13 @@ have_testbed=yes
 # a program path (argv[0], auxv) of the same length.
 programs="cpubench lua5.4 sqlite3"
 declare -A variants_of arch_of sysroot_of args_of input_of
-variants_of[cpubench]="original gcov gprof profcopy"
+variants_of[cpubench]="original gcov gprof profcopy pc-single"
 arch_of[cpubench]=$arch
 sysroot_of[cpubench]=/usr/$triple
 args_of[cpubench]=$scale
 input_of[cpubench]=/dev/null
 for p in lua5.4 sqlite3; do
-  variants_of[$p]="original profcopy"
+  variants_of[$p]="original profcopy pc-single"
   arch_of[$p]=mipsel
   sysroot_of[$p]=$tbroot
 done
@@ -175,6 +177,7 @@ variant_dir () {
     gcov) echo gcov ;;
     gprof) echo gprf ;;
     profcopy) echo pcpy ;;
+    pc-single) echo pcps ;;
   esac
 }
 
@@ -218,13 +221,16 @@ prepare () {
   esac
 }
 
-# rewrite NAME: make the profcopy variant of the plain program NAME.
+# rewrite NAME [OPTION...]: make the profcopy variant of the plain
+# program NAME, or with --counter-update=single the pc-single one.
 rewrite () {
-  local name=$1 base=$work/$1
-  rm -rf "$base/pcpy"
+  local name=$1 base=$work/$1 dir=pcpy
+  shift
+  [ "$*" = --counter-update=single ] && dir=pcps
+  rm -rf "${base:?}/$dir"
   "$profcopy" --whole-program --sysroot="${sysroot_of[$name]}" \
-	      --runtime="$runtime_dir/${arch_of[$name]}/libprofcopy.so" \
-	      -o "$base/pcpy" "$base/orig/$name" > "$base/rewrite.err" 2>&1
+	      --runtime="$runtime_dir/${arch_of[$name]}/libprofcopy.so" "$@" \
+	      -o "$base/$dir" "$base/orig/$name" > "$base/rewrite-$dir.err" 2>&1
 }
 
 # The results of the runtime part, by NAME/VARIANT.
@@ -247,12 +253,19 @@ measure () {
     done
     return
   fi
-  rewrite "$name"
-  status=$?
-  if [ $status -ne 0 ] || [ ! -x "$base/pcpy/$name" ]; then
-    why=$(grep -v '^$' "$base/rewrite.err" | head -n 1)
-    status_of[$name/profcopy]="rewrite failed ($(bench_describe_status $status))${why:+: $why}"
-  fi
+  for variant in profcopy pc-single; do
+    if [ "$variant" = profcopy ]; then
+      rewrite "$name"
+    else
+      rewrite "$name" --counter-update=single
+    fi
+    status=$?
+    v=$(variant_dir "$variant")
+    if [ $status -ne 0 ] || [ ! -x "$base/$v/$name" ]; then
+      why=$(grep -v '^$' "$base/rewrite-$v.err" | head -n 1)
+      status_of[$name/$variant]="rewrite failed ($(bench_describe_status $status))${why:+: $why}"
+    fi
+  done
 
   # Count.  The plain program runs first: its output is the reference.
   for variant in ${variants_of[$name]}; do
@@ -412,7 +425,7 @@ print_runtime () {
       ratio=$(bench_ratio "${count_of[$key]}" "${count_of[$name/original]:-}")
       wratio=$(bench_ratio "${med_of[$key]}" "${med_of[$name/original]:-}" %.2f)
       g=""
-      if [ "$variant" = profcopy ]; then
+      if [ "$variant" = profcopy ] || [ "$variant" = pc-single ]; then
 	g="<=1.3: $(goal "$ratio" '<=' 1.3)"
 	if [ -n "${count_of[$name/gcov]:-}" ]; then
 	  g="$g, <gcov: $(goal "$ratio" '<' \

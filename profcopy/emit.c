@@ -73,6 +73,9 @@
 /* Words of the increment itself, without the way to r1, and the
    registers it needs, r1 included.  */
 #define LLSC_WORDS	6
+/* Words of a --counter-update=single increment: lw, addiu, the carry
+   test and the store in its delay slot.  */
+#define SINGLE_WORDS	4
 #define LLSC_REGS	2
 
 /* Words of the out-of-line carry path of one increment, and how far
@@ -2383,12 +2386,13 @@ assign_window (struct emitter *e)
   return true;
 }
 
-/* Words of the snippet planned in P.  */
+/* Words of the snippet planned in P for E.  */
 
 static uint32_t
-snippet_words (const struct snippet *p)
+snippet_words (const struct emitter *e, const struct snippet *p)
 {
-  uint32_t n = LLSC_WORDS + (p->kind == COUNT_PC ? 3
+  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS)
+	       + (p->kind == COUNT_PC ? 3
 			     : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP
 			     ? 2 : p->kind == COUNT_WINDOW ? 0 : 1);
 
@@ -2767,7 +2771,7 @@ count_plans (struct emitter *e)
       /* A counted fall-through edge leaves by a branch-likely past the
 	 next block's first instruction, with a copy of it in its delay
 	 slot, when slot_fill allows.  */
-      p->fall_s.skip = p->count_fall && p->fall_s.n_spill == 0
+      p->fall_s.skip = !e->single && p->count_fall && p->fall_s.n_spill == 0
 		       && slot_fill (e, cfg->blocks[i].end, true) != NULL;
       if (p->derived)
 	{
@@ -2788,8 +2792,10 @@ count_plans (struct emitter *e)
 	e->n_count_abs++;
       if (p->s.n_spill > 0)
 	e->n_spilled++;
-      p->s.hoist = hoistable (e, &cfg->blocks[i], p, true);
-      p->s.skip = !p->s.hoist && p->s.n_spill == 0
+      /* A single-thread increment has no delay slot to fill: its store
+	 is in the carry test's.  */
+      p->s.hoist = !e->single && hoistable (e, &cfg->blocks[i], p, true);
+      p->s.skip = !e->single && !p->s.hoist && p->s.n_spill == 0
 		  && hoistable (e, &cfg->blocks[i], p, false);
       e->n_hoisted += p->s.hoist;
       e->n_skipped += p->s.skip;
@@ -2890,9 +2896,9 @@ plan_blocks (struct emitter *e, uint32_t *cost, char **errmsg)
       struct count_plan *p = &e->plans[i];
       if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
 	return false;
-      cost[i] = snippet_words (&p->s);
+      cost[i] = snippet_words (e, &p->s);
       if (p->edge)
-	cost[i] += snippet_words (&p->taken) + 4;
+	cost[i] += snippet_words (e, &p->taken) + 4;
       /* The count at the block's end would run on the fall-through
 	 edge only.  */
       if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
@@ -2937,7 +2943,8 @@ plan_branch_edges (struct emitter *e, size_t i)
 
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   bool calls, const struct call_sites *sites, char **errmsg)
+	   bool calls, bool single, const struct call_sites *sites,
+	   char **errmsg)
 {
   const struct code *code = &a->code;
   size_t total = 0;
@@ -2948,6 +2955,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   bool threaded, ok;
 
   memset (e, 0, sizeof *e);
+  e->single = single;
   e->a = a;
   e->fixed_address = a->obj.e_type == ET_EXEC;
   e->section_base = calloc (code->n_sections + 1, sizeof *e->section_base);
@@ -3336,7 +3344,7 @@ layout_pass (struct emitter *e)
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived)
 	    {
-	      pc += 4 * snippet_words (&p->s);
+	      pc += 4 * snippet_words (e, &p->s);
 	      island_add (&isl, pc);
 	      if (p->s.hoist)
 		{
@@ -3353,7 +3361,7 @@ layout_pass (struct emitter *e)
 		     run the increment with it.  */
 		  e->insn_new[w] = pc - 12;
 		  if (at != b->start)
-		    e->map[w] = pc - 4 * snippet_words (&p->s);
+		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
 		  continue;
 		}
 	    }
@@ -3373,33 +3381,33 @@ layout_pass (struct emitter *e)
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
 	  if (p->has_fall)
 	    {
-	      pc += 4 * snippet_words (&p->s);
+	      pc += 4 * snippet_words (e, &p->s);
 	      island_add (&isl, pc);
 	      pc += 4 * 2;
 	    }
 	  p->stub = pc;
 	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
-	  pc += 4 * snippet_words (&p->taken);
+	  pc += 4 * snippet_words (e, &p->taken);
 	  island_add (&isl, pc);
 	  pc += 4 * 2;
 	}
       else if (p->at == b->end && !p->derived)
 	{
-	  pc += 4 * snippet_words (&p->s);
+	  pc += 4 * snippet_words (e, &p->s);
 	  island_add (&isl, pc);
 	}
       if (p->count_taken)
 	{
 	  const struct insn *slot;
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  pc += 4 * snippet_words (&p->taken_s);
+	  pc += 4 * snippet_words (e, &p->taken_s);
 	  island_add (&isl, pc);
 	  pc += 4 * 2;
 	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
 	}
       if (p->count_fall)
 	{
-	  pc += 4 * snippet_words (&p->fall_s);
+	  pc += 4 * snippet_words (e, &p->fall_s);
 	  island_add (&isl, pc);
 	}
       if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, pc, &isl, &over))
@@ -3748,6 +3756,14 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   k->r1 = (uint8_t) r1;
   k->r2 = (uint8_t) r2;
   k->lo = lo;
+  if (c->e->single)
+    {
+      put (c, itype (OP_LW, r1, r2, (uint32_t) lo));
+      put (c, itype (OP_ADDIU, r2, r2, 1));
+      put (c, itype (OP_BEQ, r2, 0, 0));		/* to carry, later */
+      put (c, itype (OP_SW, r1, r2, (uint32_t) lo));
+      return;
+    }
   put (c, itype (OP_LL, r1, r2, (uint32_t) lo));	/* retry: */
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (OP_BEQ, r2, 0, 0));			/* to carry, later */
@@ -3821,7 +3837,8 @@ put_island (struct cursor *c, bool over)
       put_at (c, k->retry + 8, itype (OP_BEQ, r2, 0, off));
       if (!branch_offset (c, c->pc, k->retry, &off))	/* carry: */
 	return;
-      put (c, itype (OP_BEQ, r2, 0, off));		/* sc failed */
+      /* A single-thread increment's store cannot fail.  */
+      put (c, c->e->single ? 0 : itype (OP_BEQ, r2, 0, off)); /* sc failed */
       put (c, 0);
       /* The high word through r1 + 4: LO + 4 may not fit 16 bits.  A
 	 window counter is off gp, whose LO + 4 fits.  */
@@ -3833,14 +3850,25 @@ put_island (struct cursor *c, bool over)
 	}
       else
 	put (c, itype (OP_ADDIU, r1, r1, 4));
-      put (c, itype (OP_LL, r1, r2, (uint32_t) hi_lo));	/* high: */
-      put (c, itype (OP_ADDIU, r2, r2, 1));
-      put (c, itype (OP_SC, r1, r2, (uint32_t) hi_lo));
-      put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
-      put (c, 0);
+      if (c->e->single)
+	{
+	  put (c, itype (OP_LW, r1, r2, (uint32_t) hi_lo));
+	  put (c, itype (OP_ADDIU, r2, r2, 1));
+	  put (c, itype (OP_SW, r1, r2, (uint32_t) hi_lo));
+	  put (c, 0);
+	  put (c, 0);
+	}
+      else
+	{
+	  put (c, itype (OP_LL, r1, r2, (uint32_t) hi_lo));	/* high: */
+	  put (c, itype (OP_ADDIU, r2, r2, 1));
+	  put (c, itype (OP_SC, r1, r2, (uint32_t) hi_lo));
+	  put (c, itype (OP_BEQ, r2, 0, (uint32_t) -4));	/* to high */
+	  put (c, 0);
+	}
       /* Back to the branch after the store, R2 being 1: on past the
 	 increment with its delay slot, as after any store that
-	 succeeded.  */
+	 succeeded (a single-thread increment ends there).  */
       if (!branch_offset (c, c->pc, k->retry + 16, &off))
 	return;
       put (c, itype (OP_BEQ, 0, 0, off));
@@ -4328,7 +4356,7 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
 
   if (p->has_fall)
     {
-      uint32_t words = snippet_words (&p->taken) + 3;
+      uint32_t words = snippet_words (e, &p->taken) + 3;
       put_snippet (c, index, index, &p->s, NULL, 0);
       put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
       put (c, 0);
@@ -4394,7 +4422,7 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	  if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
 	    return false;
 	}
-      else if (p->taken_s.n_spill > 0)
+      else if (p->taken_s.n_spill > 0 || e->single)
 	{
 	  /* b past the copy of the target's first instruction, with
 	     another copy in its delay slot.  */

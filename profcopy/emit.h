@@ -122,6 +122,8 @@ struct emitter
 {
   const struct analysis *a;
   bool fixed_address;		/* ET_EXEC: addresses are absolute.  */
+  bool single;			/* --counter-update=single: increments
+				   with lw and sw, not ll and sc.  */
 
   /* Global word index of each code section's first word.  */
   size_t *section_base;
@@ -224,10 +226,13 @@ void call_sites_free (struct call_sites *sites);
 
 /* Prepare E for the analysis A: the gp state of every word, the count
    plan of every block (a counter in every one with ALL_BLOCKS, else
-   only where derive.c says, with the SITES of emit_narrow_liveness) and the new GOT's entries (their addresses
-   are fixed later).  False with *ERRMSG on failure.  */
+   only where derive.c says, with the SITES of emit_narrow_liveness) and
+   the new GOT's entries (their addresses are fixed later); with SINGLE,
+   increments that threads may race (see struct emitter).  False with
+   *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		bool calls, const struct call_sites *sites, char **errmsg);
+		bool calls, bool single, const struct call_sites *sites,
+		char **errmsg);
 
 /* After emit_layout: if the GOT grew so much that the window after it
    leaves gp's reach, give the coldest window blocks ordinary counters

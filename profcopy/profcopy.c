@@ -60,6 +60,7 @@ struct options
   bool poison_original;
   bool all_blocks;
   bool calls;
+  bool single_update;		/* --counter-update=single.  */
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
   long jobs;			/* -j: objects rewritten at once, 0: one per
@@ -71,6 +72,7 @@ enum option_code
 {
   OPTION_ALL_BLOCKS = 256,
   OPTION_CALLS,
+  OPTION_COUNTER_UPDATE,
   OPTION_DUMP_BLOCKS,
   OPTION_DUMP_RELOCS,
   OPTION_LIST_NEEDED,
@@ -84,6 +86,7 @@ enum option_code
 static const struct option long_options[] = {
   { "all-blocks", no_argument, NULL, OPTION_ALL_BLOCKS },
   { "calls", no_argument, NULL, OPTION_CALLS },
+  { "counter-update", required_argument, NULL, OPTION_COUNTER_UPDATE },
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
   { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
   { "help", no_argument, NULL, 'h' },
@@ -121,6 +124,11 @@ usage (FILE *stream, int status)
       --all-blocks               Put a counter in every block (by default\n\
                                    blocks whose counts follow from others'\n\
                                    have none)\n\
+      --counter-update=atomic|single\n\
+                                 How counters are incremented: atomic (the\n\
+                                   default) is exact under threads; single\n\
+                                   is faster but may lose counts when\n\
+                                   threads run the same code at once\n\
       --runtime=FILE             The runtime library to copy with\n\
                                    --whole-program (default: %s/mips[el]/%s)\n\
       --dump-relocs              Print the relocation information table\n\
@@ -221,6 +229,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.poison_original = opts->poison_original;
   ropts.all_blocks = opts->all_blocks;
   ropts.calls = opts->calls;
+  ropts.single_update = opts->single_update;
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -631,7 +640,8 @@ int
 main (int argc, char **argv)
 {
   struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false, false, false, false, false, NULL, NULL, 0 };
+			  false, false, false, false, false, false, NULL, NULL,
+			  0 };
   int status = 0;
   int c;
 
@@ -669,6 +679,19 @@ main (int argc, char **argv)
 	break;
       case OPTION_CALLS:
 	opts.calls = true;
+	break;
+      case OPTION_COUNTER_UPDATE:
+	if (strcmp (optarg, "atomic") == 0)
+	  opts.single_update = false;
+	else if (strcmp (optarg, "single") == 0)
+	  opts.single_update = true;
+	else
+	  {
+	    fprintf (stderr, "%s: --counter-update: `%s' is neither atomic "
+		     "nor single\nTry '%s --help' for more information.\n",
+		     program_name, optarg, program_name);
+	    return EXIT_FAILURE;
+	  }
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;

@@ -797,8 +797,8 @@ rewrite_object (const char *in_path, const char *out_path,
       *errmsg = strdup ("out of memory");
       goto done;
     }
-  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls, &sites,
-		       errmsg);
+  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
+		       opts->single_update, &sites, errmsg);
   call_sites_free (&sites);
   if (!ok_plan)
     goto done;

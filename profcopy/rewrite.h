@@ -14,6 +14,9 @@ struct rewrite_options
   bool poison_original;		/* Fill the original code with traps.  */
   bool all_blocks;		/* A counter in every block, none derived.  */
   bool calls;			/* Entry and exit probes (call traces).  */
+  bool single_update;		/* Increments without ll/sc: faster, but a
+				   count may be lost when threads run the
+				   same block at once.  */
   bool verbose;
   /* For a main program: the runtime's soname, added as its first
      DT_NEEDED, and whether to add DT_RPATH $ORIGIN so that the profiled
