@@ -460,7 +460,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
      (by the estimate, scaled up for costly block counters), then costly
      first.  A counter on a branch edge costs a little more than one in
      a block (it has none of a block's cheap ways to its counter), on
-     the taken edge more again (the jump back from its stub).  */
+     either edge alike (FALL_EDGE_COST, TAKEN_EDGE_COST).  */
   for (size_t i = 0; i < n; i++)
     {
       w[i].item = (uint32_t) i;

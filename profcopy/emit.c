@@ -3888,7 +3888,6 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	     uint32_t skip_to)
 {
   bool skip = p->skip || skip_to != 0;
-
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
   unsigned r1, r2;
@@ -4319,27 +4318,38 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put_unspill (c, sn);
 }
 
-/* Write the jump from a counting stub on to the target of the branch
-   CTL (and its empty delay slot); false with *ERRMSG, naming the stub
-   WHAT, when it cannot reach.  */
+/* Set *ERRMSG to "ADDR: WHAT cannot reach WHERE", ADDR being CTL's, and
+   return false.  */
 
 static bool
-put_jump_back (struct cursor *c, const struct insn *ctl, const char *what,
-	       char **errmsg)
+reach_error (char **errmsg, const struct insn *ctl, const char *what,
+	     const char *where)
 {
-  int64_t off = ((int64_t) emit_map (c->e, ctl->target)
-		 - (int64_t) (c->pc + 4)) / 4;
+  if (asprintf (errmsg, "0x%08x: %s cannot reach %s", ctl->addr, what,
+		where) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* Write the jump from a counting stub on to TO, for the branch CTL, with
+   FILL in its delay slot (a nop when NULL); false with *ERRMSG, naming
+   the stub WHAT, when it cannot reach.  */
+
+static bool
+put_jump_back (struct cursor *c, const struct insn *ctl, uint32_t to,
+	       const struct insn *fill, const char *what, char **errmsg)
+{
+  int64_t off = ((int64_t) to - (int64_t) (c->pc + 4)) / 4;
 
   if (off < -32768 || off > 32767)
-    {
-      if (asprintf (errmsg, "0x%08x: %s cannot reach its target", ctl->addr,
-		    what) < 0)
-	*errmsg = NULL;
-      return false;
-    }
+    return reach_error (errmsg, ctl, what, "its target");
   put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
-  put (c, 0);
-  return true;
+  if (fill == NULL)
+    {
+      put (c, 0);
+      return true;
+    }
+  return put_insn_body (c, fill, errmsg);
 }
 
 /* Write the counts of block INDEX (B), planned in P to go on its
@@ -4362,8 +4372,8 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
       put (c, 0);
     }
   put_snippet (c, index, index, &p->taken, NULL, 0);
-  return put_jump_back (c, ctl, "the counting stub of an ll/sc block",
-			errmsg);
+  return put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
+			"the counting stub of an ll/sc block", errmsg);
 }
 
 /* The first instruction of the block at TARGET when a jump there may
@@ -4416,29 +4426,21 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
     {
       const struct insn *fill = slot_fill (e, ctl->target, false);
       size_t block = (size_t) (b - e->a->cfg.blocks);
+      uint32_t past = e->insn_new[emit_word_index (e, ctl->target)] + 4;
       if (fill == NULL)
 	{
 	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
-	  if (!put_jump_back (c, ctl, "the counter of a branch edge", errmsg))
+	  if (!put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
+			      "the counter of a branch edge", errmsg))
 	    return false;
 	}
       else if (p->taken_s.n_spill > 0 || e->single)
 	{
 	  /* b past the copy of the target's first instruction, with
 	     another copy in its delay slot.  */
-	  int64_t off;
 	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
-	  off = ((int64_t) e->insn_new[emit_word_index (e, ctl->target)]
-		 + 4 - (int64_t) (c->pc + 4)) / 4;
-	  if (off < -32768 || off > 32767)
-	    {
-	      if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
-			    "cannot reach its target", ctl->addr) < 0)
-		*errmsg = NULL;
-	      return false;
-	    }
-	  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
-	  if (!put_insn_body (c, fill, errmsg))
+	  if (!put_jump_back (c, ctl, past, fill,
+			      "the counter of a branch edge", errmsg))
 	    return false;
 	}
       else
@@ -4446,15 +4448,10 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	  /* The increment leaves by a branch-likely past the copy of the
 	     target's first instruction, with another copy in its delay
 	     slot: as many words as the increment and a jump back.  */
-	  put_snippet (c, p->taken_counter, block, &p->taken_s, fill,
-		       e->insn_new[emit_word_index (e, ctl->target)] + 4);
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, fill, past);
 	  if (c->failed)
-	    {
-	      if (asprintf (errmsg, "0x%08x: the counter of a branch edge "
-			    "cannot reach its target", ctl->addr) < 0)
-		*errmsg = NULL;
-	      return false;
-	    }
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
 	}
       if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
 	{
@@ -4470,12 +4467,8 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 		   &p->fall_s, code_insn_at (&e->a->code, b->end),
 		   e->insn_new[w] + 4);
       if (c->failed)
-	{
-	  if (asprintf (errmsg, "0x%08x: the counter of a fall-through edge "
-			"cannot reach past its target", ctl->addr) < 0)
-	    *errmsg = NULL;
-	  return false;
-	}
+	return reach_error (errmsg, ctl, "the counter of a fall-through edge",
+			    "past its target");
     }
   else if (p->count_fall)
     put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),

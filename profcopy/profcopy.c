@@ -162,6 +162,23 @@ This program has absolutely no warranty.\n");
   exit (EXIT_SUCCESS);
 }
 
+/* Report a bad command line: `profcopy: MESSAGE' and a pointer to
+   --help.  Return EXIT_FAILURE.  */
+
+static int
+command_line_error (const char *format, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "%s: ", program_name);
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  fprintf (stderr, "\nTry '%s --help' for more information.\n",
+	   program_name);
+  return EXIT_FAILURE;
+}
+
 /* Report a problem with FILE: `profcopy: FILE: MESSAGE'.  */
 
 static void
@@ -686,12 +703,8 @@ main (int argc, char **argv)
 	else if (strcmp (optarg, "single") == 0)
 	  opts.single_update = true;
 	else
-	  {
-	    fprintf (stderr, "%s: --counter-update: `%s' is neither atomic "
-		     "nor single\nTry '%s --help' for more information.\n",
-		     program_name, optarg, program_name);
-	    return EXIT_FAILURE;
-	  }
+	  return command_line_error ("--counter-update: `%s' is neither "
+				     "atomic nor single", optarg);
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;
@@ -706,12 +719,8 @@ main (int argc, char **argv)
 	  opts.jobs = strtol (optarg, &end, 10);
 	  if (errno != 0 || end == optarg || *end != '\0' || opts.jobs < 1
 	      || opts.jobs > 1024)
-	    {
-	      fprintf (stderr, "%s: --jobs: `%s' is not a number from 1 to "
-		       "1024\nTry '%s --help' for more information.\n",
-		       program_name, optarg, program_name);
-	      return EXIT_FAILURE;
-	    }
+	    return command_line_error ("--jobs: `%s' is not a number from 1 "
+				       "to 1024", optarg);
 	}
 	break;
       case OPTION_DUMP_RELOCS:

@@ -375,6 +375,15 @@ struct seg_view
   uint32_t n_window;
 };
 
+/* The most window counters H may have: one per block and per counted
+   edge, of which the derivation has at most two per block.  */
+
+static inline uint64_t
+max_window (const struct pc_segment_header *h)
+{
+  return 3 * (uint64_t) h->n_blocks;
+}
+
 /* If segment I of the object INFO describes is a PT_LOAD that starts
    with a valid profcopy header, fill *VIEW and return true.  Every
    address the header gives is checked to lie inside the object.  */
@@ -404,7 +413,7 @@ find_segment (const struct dl_phdr_info *info, size_t i,
       || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
       || (h->build_id_len != 0
 	  && !in_object (info, h->build_id, h->build_id_len, NULL))
-      || h->n_window > 3 * (uint64_t) h->n_blocks
+      || h->n_window > max_window (h)
       || (h->n_window != 0
 	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
 	      || !in_object (info, h->window,
@@ -653,6 +662,26 @@ snap_derive (const struct pc_segment_header *h, uintptr_t bias,
   return d;
 }
 
+/* Add the flow C of edge K of EDGE (from and to vertex pairs) to ACC:
+   out of the vertex it leaves, into the one it enters.  False if a
+   vertex is not below N.  */
+
+static inline bool
+add_edge_flow (const uint32_t *edge, uint32_t k, uint32_t n, uint64_t c,
+	       uint64_t *acc)
+{
+  uint32_t from = edge[2 * k], to = edge[2 * k + 1];
+
+  if (__builtin_expect ((from >= n) | (to >= n), 0))
+    return false;
+  if (c != 0)
+    {
+      acc[from] += c;
+      acc[to] -= c;
+    }
+  return true;
+}
+
 /* Fill in the N_BLOCKS counts COUNTS of the blocks that have no counter,
    from the others and from the counters EDGE_COUNTERS of D's edges and
    the N_WINDOW window counters WIN of the edges (WB lists whose, as
@@ -683,28 +712,13 @@ snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
 	acc[2 * b + 1] -= counts[b];
       }
   for (uint32_t k = 0; k < d->n_edges; k++)
-    {
-      uint64_t c = read_count (&edge_counters[k]);
-      uint32_t from = edge[2 * k], to = edge[2 * k + 1];
-      if (__builtin_expect ((from >= n) | (to >= n), 0))
-	return;
-      if (c != 0)
-	{
-	  acc[from] += c;
-	  acc[to] -= c;
-	}
-    }
+    if (!add_edge_flow (edge, k, n, read_count (&edge_counters[k]), acc))
+      return;
   for (uint32_t j = 0; j < n_window; j++)
-    if (wb[j] >= n_blocks && wb[j] - n_blocks < d->n_edges)
-      {
-	uint32_t k = wb[j] - n_blocks;
-	uint64_t c = read_count (&win[j]);
-	uint32_t from = edge[2 * k], to = edge[2 * k + 1];
-	if (__builtin_expect ((from >= n) | (to >= n), 0))
-	  return;
-	acc[from] += c;
-	acc[to] -= c;
-      }
+    if (wb[j] >= n_blocks && wb[j] - n_blocks < d->n_edges
+	&& !add_edge_flow (edge, wb[j] - n_blocks, n, read_count (&win[j]),
+			   acc))
+      return;
   for (const uint32_t *l = link, *end = link + 2 * d->n_links; l < end;
        l += 2)
     {
@@ -796,7 +810,7 @@ profcopy_snapshot (void)
       win = NULL;
       wb = NULL;
       n_window = 0;
-      if (h->n_window != 0 && h->n_window <= 3 * (uint64_t) h->n_blocks
+      if (h->n_window != 0 && h->n_window <= max_window (h)
 	  && snap_in_object (phdr, phnum, h->window,
 			     h->n_window * sizeof (struct pc_counter))
 	  && snap_in_object (phdr, phnum, h->window_blocks, h->n_window * 4))
