@@ -33,17 +33,26 @@ read_error (char **errmsg, const char *format, ...)
   return false;
 }
 
+/* The 32-bit field at P of a file of byte order BE (true: big-endian).  */
+
 static uint32_t
-get32 (const unsigned char *p)
+get32 (bool be, const unsigned char *p)
 {
+  if (be)
+    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
+	   | (uint32_t) p[2] << 8 | (uint32_t) p[3];
   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
 	 | (uint32_t) p[3] << 24;
 }
 
+/* The 64-bit count at P: the program's uint64_t, as it had it.  */
+
 static uint64_t
-get64 (const unsigned char *p)
+get64 (bool be, const unsigned char *p)
 {
-  return (uint64_t) get32 (p) | (uint64_t) get32 (p + 4) << 32;
+  uint64_t first = get32 (be, p), second = get32 (be, p + 4);
+
+  return be ? first << 32 | second : second << 32 | first;
 }
 
 /* Read all of FILE into a malloc'd buffer *DATA of *SIZE bytes.  */
@@ -83,7 +92,7 @@ slurp (const char *file, unsigned char **data, size_t *size, char **errmsg)
   return true;
 }
 
-/* Free the contents of OBJ.  */
+/* Free the contents of OBJ; it can be freed again.  */
 
 static void
 free_object (struct prof_object *obj)
@@ -91,49 +100,164 @@ free_object (struct prof_object *obj)
   free (obj->path);
   free (obj->blocks);
   free (obj->counts);
+  obj->path = NULL;
+  obj->blocks = NULL;
+  obj->counts = NULL;
 }
 
-/* Decode the object record at DATA + OFF (SIZE bytes in all) into *OBJ;
-   set *NEXT to the offset after it.  INDEX is its number, for
-   messages.  */
+/* Add the flow C of edge K (its vertices at EDGES, as segment.h says)
+   to ACC: out of the vertex it leaves, into the one it enters.  */
+
+static void
+add_edge (bool be, const unsigned char *edges, uint32_t k, uint64_t c,
+	  uint64_t *acc)
+{
+  acc[get32 (be, edges + 8 * k)] += c;
+  acc[get32 (be, edges + 8 * k + 4)] -= c;
+}
+
+/* Set OBJ's N block counts from the counters of a version 2 record:
+   COUNTERS, N + N_EDGES counts of blocks and of the derivation's
+   counted edges, then N_WINDOW window counts, whose blocks or edges
+   are the words at WB; the counts of the blocks without a counter are
+   derived as the derivation table DERIVE of DERIVE_SIZE bytes says
+   (runtime/segment.h; profcopy/derive.c shows why it is exact).  Every
+   index is checked before it is used.  */
+
+static bool
+derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
+	       uint32_t derive_size, uint32_t n_edges,
+	       const unsigned char *wb, uint32_t n_window,
+	       const unsigned char *counters, unsigned index, char **errmsg)
+{
+  uint32_t n = obj->n_blocks, n_vertices = 0, n_links = 0;
+  const unsigned char *rule = NULL, *links = NULL, *edges = NULL;
+  const unsigned char *win = counters + 8 * ((size_t) n + n_edges);
+  uint64_t *acc;
+
+  if (derive_size != 0)
+    {
+      if (derive_size < 12)
+	return read_error (errmsg, "object %u: bad derivation table", index);
+      n_vertices = get32 (be, derive);
+      n_links = get32 (be, derive + 4);
+      rule = derive + 12;
+      links = rule + 4 * (size_t) n;
+      edges = links + 8 * (size_t) n_links;
+      if (n_vertices != 2 * (uint64_t) n + 1 || n_links > n_vertices
+	  || get32 (be, derive + 8) != n_edges
+	  || derive_size != 12 + 4 * (uint64_t) n + 8 * (uint64_t) n_links
+			    + 8 * (uint64_t) n_edges)
+	return read_error (errmsg, "object %u: bad derivation table", index);
+      for (size_t k = 0; k < 2 * ((size_t) n_links + n_edges); k++)
+	if (get32 (be, links + 4 * k) >= n_vertices)
+	  return read_error (errmsg, "object %u: bad derivation table",
+			     index);
+      for (uint32_t b = 0; b < n; b++)
+	if (get32 (be, rule + 4 * b) > 2 * (uint64_t) n_vertices)
+	  return read_error (errmsg, "object %u: bad derivation table",
+			     index);
+    }
+  else if (n_edges != 0)
+    return read_error (errmsg, "object %u: counted edges without a"
+		       " derivation table", index);
+  for (uint32_t j = 0; j < n_window; j++)
+    if (get32 (be, wb + 4 * j) >= (uint64_t) n + n_edges)
+      return read_error (errmsg, "object %u: bad window", index);
+
+  for (uint32_t b = 0; b < n; b++)
+    obj->counts[b] = get64 (be, counters + 8 * b);
+  for (uint32_t j = 0; j < n_window; j++)
+    {
+      uint32_t b = get32 (be, wb + 4 * j);
+      if (b < n)
+	obj->counts[b] += get64 (be, win + 8 * j);
+    }
+  if (derive_size == 0)
+    return true;
+
+  acc = calloc (n_vertices, sizeof *acc);
+  if (acc == NULL)
+    return read_error (errmsg, "out of memory");
+  for (uint32_t b = 0; b < n; b++)
+    if (get32 (be, rule + 4 * b) == 0)
+      {
+	acc[2 * b] += obj->counts[b];
+	acc[2 * b + 1] -= obj->counts[b];
+      }
+  for (uint32_t k = 0; k < n_edges; k++)
+    add_edge (be, edges, k, get64 (be, counters + 8 * ((size_t) n + k)), acc);
+  for (uint32_t j = 0; j < n_window; j++)
+    {
+      uint32_t e = get32 (be, wb + 4 * j);
+      if (e >= n)
+	add_edge (be, edges, e - n, get64 (be, win + 8 * j), acc);
+    }
+  for (uint32_t k = 0; k < n_links; k++)
+    acc[get32 (be, links + 8 * k + 4)] += acc[get32 (be, links + 8 * k)];
+  for (uint32_t b = 0; b < n; b++)
+    {
+      uint32_t r = get32 (be, rule + 4 * b);
+      if (r != 0)
+	obj->counts[b] = r & 1 ? acc[(r - 1) / 2] : -acc[(r - 1) / 2];
+    }
+  free (acc);
+  return true;
+}
+
+/* Decode the object record at DATA + OFF (SIZE bytes in all) of a file
+   of version VERSION and byte order BE into *OBJ; set *NEXT to the
+   offset after it.  INDEX is its number, for messages.  */
 
 static bool
 parse_record (const unsigned char *data, size_t size, size_t off,
-	      unsigned index, struct prof_object *obj, size_t *next,
-	      char **errmsg)
+	      uint32_t version, bool be, unsigned index,
+	      struct prof_object *obj, size_t *next, char **errmsg)
 {
   const unsigned char *r = data + off;
-  uint64_t record_size, need, path_pad, bid_pad;
-  uint32_t path_len, bid_len, n;
+  uint64_t record_size, need, path_pad, bid_pad, derive_pad = 0, wb_pad = 0;
+  uint64_t n_counts;
+  uint32_t path_len, bid_len, n, derive_size = 0, n_edges = 0, n_window = 0;
+  uint32_t header_size = (version == PCPROF_VERSION_1 ? PCPROF_RECORD_SIZE_1
+			  : PCPROF_RECORD_SIZE);
   const unsigned char *p;
 
   memset (obj, 0, sizeof *obj);
-  if (size - off < PCPROF_RECORD_SIZE)
+  if (size - off < header_size)
     return read_error (errmsg, "truncated (object %u)", index);
-  record_size = get32 (r + PCPROF_R_RECORD_SIZE);
-  n = get32 (r + PCPROF_R_N_BLOCKS);
-  path_len = get32 (r + PCPROF_R_PATH_LEN);
-  bid_len = get32 (r + PCPROF_R_BUILD_ID_LEN);
+  record_size = get32 (be, r + PCPROF_R_RECORD_SIZE);
+  n = get32 (be, r + PCPROF_R_N_BLOCKS);
+  path_len = get32 (be, r + PCPROF_R_PATH_LEN);
+  bid_len = get32 (be, r + PCPROF_R_BUILD_ID_LEN);
+  if (version != PCPROF_VERSION_1)
+    {
+      derive_size = get32 (be, r + PCPROF_R_DERIVE_SIZE);
+      n_edges = get32 (be, r + PCPROF_R_N_EDGES);
+      n_window = get32 (be, r + PCPROF_R_N_WINDOW);
+      derive_pad = PCPROF_PAD8 ((uint64_t) derive_size);
+      wb_pad = PCPROF_PAD8 (4 * (uint64_t) n_window);
+    }
   if (path_len == 0 || path_len > PCPROF_MAX_PATH_LEN
       || bid_len > PCPROF_MAX_BUILD_ID_LEN)
     return read_error (errmsg, "object %u: bad path or build-id length",
 		       index);
   path_pad = PCPROF_PAD8 ((uint64_t) path_len + 1);
   bid_pad = PCPROF_PAD8 ((uint64_t) bid_len);
-  need = PCPROF_RECORD_SIZE + path_pad + bid_pad
-	 + (uint64_t) n * (PCPROF_BLOCK_SIZE + PCPROF_COUNT_SIZE);
+  n_counts = (uint64_t) n + n_edges + n_window;
+  need = header_size + path_pad + bid_pad + (uint64_t) n * PCPROF_BLOCK_SIZE
+	 + derive_pad + wb_pad + n_counts * PCPROF_COUNT_SIZE;
   if (record_size < need || record_size % 8 != 0)
     return read_error (errmsg, "object %u: bad record size %llu", index,
 		       (unsigned long long) record_size);
   if (record_size > size - off)
     return read_error (errmsg, "truncated (object %u)", index);
 
-  p = r + PCPROF_RECORD_SIZE;
+  p = r + header_size;
   if (memchr (p, '\0', path_len) != NULL || p[path_len] != '\0')
     return read_error (errmsg, "object %u: bad path", index);
-  obj->flags = get32 (r + PCPROF_R_FLAGS);
-  obj->checksum = get32 (r + PCPROF_R_CHECKSUM);
-  obj->file_size = get32 (r + PCPROF_R_FILE_SIZE);
+  obj->flags = get32 (be, r + PCPROF_R_FLAGS);
+  obj->checksum = get32 (be, r + PCPROF_R_CHECKSUM);
+  obj->file_size = get32 (be, r + PCPROF_R_FILE_SIZE);
   obj->n_blocks = n;
   obj->build_id_len = bid_len;
   memcpy (obj->build_id, p + path_pad, bid_len);
@@ -148,12 +272,16 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   p += path_pad + bid_pad;
   for (uint32_t b = 0; b < n; b++)
     {
-      obj->blocks[b].start = get32 (p + b * PCPROF_BLOCK_SIZE);
-      obj->blocks[b].size = get32 (p + b * PCPROF_BLOCK_SIZE + 4);
+      obj->blocks[b].start = get32 (be, p + b * PCPROF_BLOCK_SIZE);
+      obj->blocks[b].size = get32 (be, p + b * PCPROF_BLOCK_SIZE + 4);
     }
   p += (size_t) n * PCPROF_BLOCK_SIZE;
-  for (uint32_t b = 0; b < n; b++)
-    obj->counts[b] = get64 (p + b * PCPROF_COUNT_SIZE);
+  if (!derive_counts (be, obj, p, derive_size, n_edges, p + derive_pad,
+		      n_window, p + derive_pad + wb_pad, index, errmsg))
+    {
+      free_object (obj);
+      return false;
+    }
   *next = off + record_size;
   return true;
 }
@@ -195,6 +323,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   size_t size = 0, off;
   struct prof_object *objs = NULL;
   uint32_t n_objs = 0, version, header_size, i;
+  bool be;
   struct prof_object *grown;
   size_t n_new = 0;
   bool ok = false;
@@ -208,23 +337,31 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       read_error (errmsg, "not a profcopy profile");
       goto cleanup;
     }
-  version = get32 (data + PCPROF_H_VERSION);
-  if (version != PCPROF_VERSION)
+  /* The byte order mark tells the order of every other field.  */
+  be = get32 (true, data + PCPROF_H_BOM) == PCPROF_BOM;
+  if (!be && get32 (false, data + PCPROF_H_BOM) != PCPROF_BOM)
     {
-      read_error (errmsg, "unsupported profile version %u (this profreport"
-		  " reads version %u)", version, PCPROF_VERSION);
+      read_error (errmsg, "corrupt profile header");
       goto cleanup;
     }
-  header_size = get32 (data + PCPROF_H_HEADER_SIZE);
-  if (get32 (data + PCPROF_H_BOM) != PCPROF_BOM
-      || header_size < PCPROF_HEADER_SIZE || header_size > size
+  version = get32 (be, data + PCPROF_H_VERSION);
+  if (version != PCPROF_VERSION
+      && !(version == PCPROF_VERSION_1 && !be))
+    {
+      read_error (errmsg, "unsupported profile version %u (this profreport"
+		  " reads versions %u and %u)", version, PCPROF_VERSION_1,
+		  PCPROF_VERSION);
+      goto cleanup;
+    }
+  header_size = get32 (be, data + PCPROF_H_HEADER_SIZE);
+  if (header_size < PCPROF_HEADER_SIZE || header_size > size
       || header_size % 8 != 0)
     {
       read_error (errmsg, "corrupt profile header");
       goto cleanup;
     }
-  n_objs = get32 (data + PCPROF_H_N_OBJECTS);
-  if (n_objs > (size - header_size) / PCPROF_RECORD_SIZE)
+  n_objs = get32 (be, data + PCPROF_H_N_OBJECTS);
+  if (n_objs > (size - header_size) / PCPROF_RECORD_SIZE_1)
     {
       read_error (errmsg, "truncated (%u objects announced)", n_objs);
       goto cleanup;
@@ -238,7 +375,8 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   off = header_size;
   for (i = 0; i < n_objs; i++)
     {
-      if (!parse_record (data, size, off, i, &objs[i], &off, errmsg))
+      if (!parse_record (data, size, off, version, be, i, &objs[i], &off,
+			 errmsg))
 	goto cleanup;
       for (uint32_t j = 0; j < i; j++)
 	if (same_object (&objs[j], &objs[i]))

@@ -5,10 +5,11 @@
    Public License version 3 or later; see COPYING.
 
    The runtime (libprofcopy.so, on the target) writes these files and
-   profreport (on the host) reads them.  Every multi-byte field of the
-   file is little-endian, whatever the byte order of the program that
-   wrote it, so that any host reads any profile.  doc/profile-format.md
-   describes the format in prose; this header gives the numbers.
+   profreport (on the host) reads them.  Every multi-byte field is in
+   the byte order of the program that wrote it: the program writes its
+   counters and tables as they are in memory, and the reader tells the
+   order by the byte order mark.  doc/profile-format.md describes the
+   format in prose; this header gives the numbers.
 
    A file is one file header followed by N_OBJECTS object records:
 
@@ -16,12 +17,18 @@
      object record 0
      ...
 
-   An object record is a record header (PCPROF_RECORD_SIZE bytes)
-   followed by the original path (PATH_LEN bytes and a NUL, padded with
-   zeros to a multiple of 8), the build-id (BUILD_ID_LEN bytes, padded
-   to a multiple of 8), the block table (N_BLOCKS pairs of 32-bit start
-   and size) and the counts (N_BLOCKS 64-bit counts).  RECORD_SIZE is
-   the size of all of that, a multiple of 8.  */
+   An object record (version 2) is a record header (PCPROF_RECORD_SIZE
+   bytes) followed by, each padded with zeros to a multiple of 8 bytes:
+   the original path (PATH_LEN bytes and a NUL); the build-id
+   (BUILD_ID_LEN bytes); the block table (N_BLOCKS pairs of 32-bit start
+   and size); the derivation table (DERIVE_SIZE bytes, as segment.h's
+   struct pc_derive and the tables after it); the window's list
+   (N_WINDOW 32-bit words, as segment.h's window_blocks); then the
+   counters, N_BLOCKS + N_EDGES + N_WINDOW 64-bit counts: the blocks',
+   the derivation's counted edges', the window's.  RECORD_SIZE is the
+   size of all of that.  A version 1 file is little-endian and its
+   records have a 32-byte header, the block table and N_BLOCKS counts
+   (nothing derived).  */
 
 #ifndef PROFCOPY_PROFILE_FORMAT_H
 #define PROFCOPY_PROFILE_FORMAT_H
@@ -31,10 +38,13 @@
 #define PCPROF_MAGIC_LEN 8
 
 /* The version this header describes.  A reader rejects other versions.  */
-#define PCPROF_VERSION 1
+#define PCPROF_VERSION 2
 
-/* The byte order mark: this value, stored little-endian (bytes 04 03 02
-   01).  */
+/* The oldest version a reader still reads.  */
+#define PCPROF_VERSION_1 1
+
+/* The byte order mark: this value, in the file's byte order (bytes
+   04 03 02 01 little-endian, 01 02 03 04 big-endian).  */
 #define PCPROF_BOM 0x01020304u
 
 /* Byte offsets of the fields of the file header.  */
@@ -66,7 +76,12 @@
 #define PCPROF_R_PATH_LEN	20	/* Without the NUL.  */
 #define PCPROF_R_BUILD_ID_LEN	24
 #define PCPROF_R_LOAD_BIAS	28	/* dlpi_addr at run time (information).  */
-#define PCPROF_RECORD_SIZE	32
+#define PCPROF_R_DERIVE_SIZE	32	/* Bytes; 0: every block is counted.  */
+#define PCPROF_R_N_EDGES	36	/* Counted edges of the derivation.  */
+#define PCPROF_R_N_WINDOW	40	/* Window counters.  */
+#define PCPROF_R_RESERVED	44	/* 0.  */
+#define PCPROF_RECORD_SIZE	48
+#define PCPROF_RECORD_SIZE_1	32	/* Of version 1.  */
 
 /* Bytes of one block table entry and of one count.  */
 #define PCPROF_BLOCK_SIZE	8

@@ -14,12 +14,15 @@
    mmap2 system call before any libc function runs, so that the counts
    written are those of the moment the write began: libc is profiled
    too, and the writing code's own calls into libc would otherwise move
-   its counts while they are written.  At
-   load time the constructor only installs the fatal-signal handlers and
-   an atexit hook.  The profile is written at normal exit (by the atexit
-   hook, which runs after the destructors; by the destructor only if the
-   hook ran before it; a write that would repeat the previous one is
-   skipped), before exec (exec.c) and on a fatal signal.  The format is in profile-format.h.  */
+   its counts while they are written.  The counters are written as they
+   are, with the tables of the segment that say how the blocks without
+   a counter follow from them; profreport does that arithmetic, not the
+   program at its exit.  At load time the constructor only installs the
+   fatal-signal handlers and an atexit hook.  The profile is written at
+   normal exit (by the atexit hook, which runs after the destructors; by
+   the destructor only if the hook ran before it; a write that would
+   repeat the previous one is skipped), before exec (exec.c) and on a
+   fatal signal.  The format is in profile-format.h.  */
 
 #define _GNU_SOURCE 1
 
@@ -55,14 +58,15 @@ static const int fatal_signals[] =
    thread, or a signal arriving during the write) gives up.  */
 static int busy;
 
-/* The process that wrote the previous profile, the reason, and the sum
-   and number of its counts: an exit-time write that would write the
-   same counts again is skipped.  Per pid, because a forked child
-   inherits these and must still write its own profile.  */
+/* The process that wrote the previous profile, the reason, the number
+   of objects and the sum of their counters' low words (copy_counts):
+   an exit-time write that would write the same counts again is
+   skipped.  Per pid, because a forked child inherits these and must
+   still write its own profile.  */
 static pid_t last_pid;
 static unsigned last_reason;
-static uint64_t last_total;
-static size_t last_blocks;
+static uint32_t last_stamp;
+static uint32_t last_objects;
 
 /* The process whose profile was written for a fatal signal: nothing is
    written after that.  */
@@ -149,36 +153,54 @@ report_error (const char *name, const char *what, int err)
   say ("\n", 1);
 }
 
-/* Write the buffered bytes.  */
+/* Write the LEN bytes at P to the profile, unbuffered.  The first
+   failure is kept in OUT.ERROR and stops every later write.  */
 
 static void
-flush (void)
+write_all (const void *p, size_t len)
 {
-  const unsigned char *p = out.buf;
+  const unsigned char *q = p;
 
-  while (out.len > 0 && out.error == 0)
+  while (len > 0 && out.error == 0)
     {
-      ssize_t n = write (out.fd, p, out.len);
+      ssize_t n = write (out.fd, q, len);
       if (n < 0 && errno == EINTR)
 	continue;
       if (n <= 0)
 	out.error = n < 0 ? errno : ENOSPC;
       else
 	{
-	  p += n;
-	  out.len -= n;
+	  q += n;
+	  len -= n;
 	}
     }
+}
+
+/* Write the buffered bytes.  */
+
+static void
+flush (void)
+{
+  write_all (out.buf, out.len);
   out.len = 0;
 }
 
-/* Append the LEN bytes at P to the output.  */
+/* Append the LEN bytes at P to the output.  Large blocks (the tables of
+   a segment, the counts of a snapshot) are written straight from P,
+   after what is buffered: copying them would cost the program an
+   instruction or more a byte at exit.  */
 
 static void
 put_bytes (const void *p, size_t len)
 {
   const unsigned char *q = p;
 
+  if (len >= sizeof out.buf / 2)
+    {
+      flush ();
+      write_all (p, len);
+      return;
+    }
   while (len > 0)
     {
       size_t room = sizeof out.buf - out.len;
@@ -207,22 +229,15 @@ put_zeros (size_t len)
     }
 }
 
-/* Store V little-endian at P.  */
+/* Store V at P in the program's byte order, which is the profile's.  */
 
 static inline void
 store32 (unsigned char *p, uint32_t v)
 {
-  p[0] = v;
-  p[1] = v >> 8;
-  p[2] = v >> 16;
-  p[3] = v >> 24;
+  __builtin_memcpy (p, &v, sizeof v);
 }
 
-/* put32 and put64 store straight into the buffer: the profile has two
-   words per block and a count, and a call of (profiled) memcpy for each
-   would cost the program tens of millions of instructions at exit.  */
-
-static inline __attribute__ ((always_inline)) void
+static void
 put32 (uint32_t v)
 {
   if (sizeof out.buf - out.len < 4)
@@ -233,213 +248,22 @@ put32 (uint32_t v)
     flush ();
 }
 
+/* Append V as the program stores a uint64_t.  */
+
 static void
 put64 (uint64_t v)
 {
-  put32 ((uint32_t) v);
-  put32 ((uint32_t) (v >> 32));
-}
+  uint32_t w[2];
 
-/* V as the little-endian file wants it, for a whole-word store.  */
-
-static inline uint32_t
-le32 (uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  return __builtin_bswap32 (v);
-#else
-  return v;
-#endif
-}
-
-static uint64_t read_count (const volatile struct pc_counter *c);
-
-/* How many of LEFT 8-byte pairs go straight into the buffer as whole
-   words, at *W: 0 when it is nearly full or not aligned, and the caller
-   puts one pair the slow way.  */
-
-static uint32_t
-pair_room (uint32_t left, uint32_t **w)
-{
-  uint32_t room;
-
-  if (out.len % 4 != 0 || sizeof out.buf - out.len < 8)
-    return 0;
-  room = (uint32_t) (sizeof out.buf - out.len) / 8;
-  *w = (uint32_t *) (void *) (out.buf + out.len);
-  return left < room ? left : room;
-}
-
-/* N pairs were stored at the place pair_room gave.  */
-
-static void
-pairs_stored (uint32_t n)
-{
-  out.len += 8 * n;
-  if (out.len == sizeof out.buf)
-    flush ();
-}
-
-struct seg_view;
-static uint64_t live_count (const volatile struct pc_counter *counters,
-			    const struct seg_view *view, uint32_t b,
-			    uint32_t *j);
-
-/* Append the block table and the counts of N blocks: BLOCKS (link-time
-   start and size), and COUNTS or, when it is NULL, the live COUNTERS
-   (and the window counters of VIEW).
-   Whole words go straight into the buffer, a buffer's worth at a time:
-   this is the bulk of every profile.  */
-
-static void
-put_blocks_and_counts (const struct pc_block *blocks, uint32_t n,
-		       const uint64_t *counts,
-		       const volatile struct pc_counter *counters,
-		       const struct seg_view *view)
-{
-  uint32_t *w, m, j = 0;
-
-  for (uint32_t b = 0; b < n; b += m)
-    {
-      m = pair_room (n - b, &w);
-      if (m == 0)
-	{
-	  put32 (blocks[b].start);
-	  put32 (blocks[b].size);
-	  m = 1;
-	  continue;
-	}
-      for (uint32_t k = b; k < b + m; k++, w += 2)
-	{
-	  w[0] = le32 (blocks[k].start);
-	  w[1] = le32 (blocks[k].size);
-	}
-      pairs_stored (m);
-    }
-  for (uint32_t b = 0; b < n; b += m)
-    {
-      m = pair_room (n - b, &w);
-      if (m == 0)
-	{
-	  put64 (counts != NULL ? counts[b]
-		 : live_count (counters, view, b, &j));
-	  m = 1;
-	  continue;
-	}
-      for (uint32_t k = b; k < b + m; k++, w += 2)
-	{
-	  uint64_t v = counts != NULL ? counts[k]
-		       : live_count (counters, view, k, &j);
-	  w[0] = le32 ((uint32_t) v);
-	  w[1] = le32 ((uint32_t) (v >> 32));
-	}
-      pairs_stored (m);
-    }
-}
-
-
-/* Return true if the LEN bytes at link-time address ADDR lie inside one
-   PT_LOAD segment of the object INFO describes.  If so and END is not
-   NULL, set *END to the link-time end of that segment.  */
-
-static bool
-in_object (const struct dl_phdr_info *info, uint32_t addr, uint32_t len,
-	   uint32_t *end)
-{
-  for (size_t i = 0; i < info->dlpi_phnum; i++)
-    {
-      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
-      uint64_t lo = ph->p_vaddr, hi = lo + ph->p_memsz;
-      if (ph->p_type == PT_LOAD && addr >= lo && (uint64_t) addr + len <= hi)
-	{
-	  if (end != NULL)
-	    *end = (uint32_t) (hi > UINT32_MAX ? UINT32_MAX : hi);
-	  return true;
-	}
-    }
-  return false;
-}
-
-/* What the runtime reads of one profiled object.  */
-struct seg_view
-{
-  const struct pc_segment_header *header;
-  const struct pc_block *blocks;
-  const volatile struct pc_counter *counters;
-  const char *path;
-  size_t path_len;
-  const unsigned char *build_id;
-  uint32_t build_id_len;
-  const volatile struct pc_counter *window;	/* segment.h */
-  const uint32_t *window_blocks;
-  uint32_t n_window;
-};
-
-/* The most window counters H may have: one per block and per counted
-   edge, of which the derivation has at most two per block.  */
-
-static inline uint64_t
-max_window (const struct pc_segment_header *h)
-{
-  return 3 * (uint64_t) h->n_blocks;
-}
-
-/* If segment I of the object INFO describes is a PT_LOAD that starts
-   with a valid profcopy header, fill *VIEW and return true.  Every
-   address the header gives is checked to lie inside the object.  */
-
-static bool
-find_segment (const struct dl_phdr_info *info, size_t i,
-	      struct seg_view *view)
-{
-  const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
-  const struct pc_segment_header *h;
-  uintptr_t bias = info->dlpi_addr;
-  uint32_t end;
-
-  if (ph->p_type != PT_LOAD || ph->p_filesz < sizeof *h)
-    return false;
-  h = (const struct pc_segment_header *) (bias + ph->p_vaddr);
-  if (memcmp (h->magic, PC_SEGMENT_MAGIC, sizeof h->magic) != 0
-      || h->version != PC_SEGMENT_VERSION
-      || h->header_size < sizeof *h
-      || h->n_blocks > UINT32_MAX / sizeof (struct pc_block)
-      || (h->blocks & 3) != 0 || (h->counters & 3) != 0
-      || !in_object (info, h->blocks, h->n_blocks * sizeof (struct pc_block),
-		     NULL)
-      || !in_object (info, h->counters,
-		     h->n_blocks * sizeof (struct pc_counter), NULL)
-      || !in_object (info, h->path, 1, &end)
-      || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
-      || (h->build_id_len != 0
-	  && !in_object (info, h->build_id, h->build_id_len, NULL))
-      || h->n_window > max_window (h)
-      || (h->n_window != 0
-	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
-	      || !in_object (info, h->window,
-			     h->n_window * sizeof (struct pc_counter), NULL)
-	      || !in_object (info, h->window_blocks, h->n_window * 4, NULL))))
-    return false;
-
-  view->header = h;
-  view->blocks = (const struct pc_block *) (bias + h->blocks);
-  view->counters = (const volatile struct pc_counter *) (bias + h->counters);
-  view->path = (const char *) (bias + h->path);
-  view->path_len = strnlen (view->path, end - h->path);
-  if (view->path_len > PCPROF_MAX_PATH_LEN || view->path_len == end - h->path)
-    return false;
-  view->build_id_len = h->build_id_len;
-  view->build_id = (const unsigned char *) (bias + h->build_id);
-  view->n_window = h->n_window;
-  view->window = (const volatile struct pc_counter *) (bias + h->window);
-  view->window_blocks = (const uint32_t *) (bias + h->window_blocks);
-  return true;
+  __builtin_memcpy (w, &v, sizeof w);
+  put32 (w[0]);
+  put32 (w[1]);
 }
 
 /* Read counter C.  Another thread may be incrementing it; the high word
    is read twice so that a carry between the reads is seen.  */
 
-static uint64_t
+static inline uint64_t
 read_count (const volatile struct pc_counter *c)
 {
   uint32_t high, low;
@@ -453,20 +277,44 @@ read_count (const volatile struct pc_counter *c)
   return (uint64_t) high << 32 | low;
 }
 
-/* The live count of block B: its counter, plus its window counter
-   when VIEW has one (*J walks VIEW's ascending window_blocks).  */
-
-static uint64_t
-live_count (const volatile struct pc_counter *counters,
-	    const struct seg_view *view, uint32_t b, uint32_t *j)
+/* What the runtime reads of one profiled object: its segment header,
+   and the tables and counters the header names, checked to lie inside
+   the object.  */
+struct seg_view
 {
-  uint64_t v = read_count (&counters[b]);
+  const struct pc_segment_header *header;
+  const struct pc_block *blocks;
+  /* N_BLOCKS + N_EDGES counters: the blocks', then those of the
+     derivation's counted edges.  */
+  const volatile struct pc_counter *counters;
+  uint32_t n_edges;
+  const struct pc_derive *derive;	/* NULL: every block is counted.  */
+  uint32_t derive_size;			/* Bytes of it and its tables.  */
+  const volatile struct pc_counter *window;	/* segment.h */
+  const uint32_t *window_blocks;
+  uint32_t n_window;
+  const char *path;
+  uint32_t path_len;
+  const unsigned char *build_id;
+  uint32_t build_id_len;
+  uint32_t record_size;			/* Of its record in the profile.  */
+};
 
-  while (*j < view->n_window && view->window_blocks[*j] < b)
-    ++*j;
-  if (*j < view->n_window && view->window_blocks[*j] == b)
-    v += read_count (&view->window[*j]);
-  return v;
+/* The number of counts an object's record has: blocks, edges, window.  */
+
+static inline uint32_t
+view_counts (const struct seg_view *v)
+{
+  return v->header->n_blocks + v->n_edges + v->n_window;
+}
+
+/* The most window counters H may have: one per block and per counted
+   edge, of which the derivation has at most two per block.  */
+
+static inline uint64_t
+max_window (const struct pc_segment_header *h)
+{
+  return 3 * (uint64_t) h->n_blocks;
 }
 
 /* The counters of one profiled object, copied by profcopy_snapshot.  */
@@ -474,8 +322,8 @@ struct snap_object
 {
   uintptr_t bias;			/* Load bias (dlpi_addr, l_addr).  */
   const struct pc_segment_header *header;
-  uint32_t n_blocks;
-  const uint64_t *counts;		/* N_BLOCKS counts.  */
+  uint32_t n_counts;
+  const uint64_t *counts;		/* As its record has them.  */
 };
 
 /* A snapshot: the mapping it lives in and the objects it holds.  */
@@ -483,8 +331,7 @@ struct snapshot
 {
   size_t map_size;			/* Bytes mapped, for munmap.  */
   uint32_t n_objects;
-  size_t n_blocks;
-  uint64_t total;			/* Sum of all counts.  */
+  uint32_t stamp;			/* See copy_counts.  */
   struct snap_object objects[];
 };
 
@@ -556,27 +403,31 @@ raw_munmap (void *p, size_t len)
 #endif
 }
 
+
 /* If the LEN bytes at link-time address ADDR lie inside one PT_LOAD of
-   the PHNUM program headers PHDR, return true and set *END to the
-   link-time end of that segment.  No libc call.  */
+   the PHNUM program headers PHDR, return true and, if END is not NULL,
+   set *END to the link-time end of that segment.  No libc call.  */
 
 static bool
 snap_in_object (const ElfW (Phdr) *phdr, size_t phnum, uint32_t addr,
-		uint32_t len)
+		uint64_t len, uint32_t *end)
 {
   for (size_t i = 0; i < phnum; i++)
     {
       uint64_t lo = phdr[i].p_vaddr, hi = lo + phdr[i].p_memsz;
-      if (phdr[i].p_type == PT_LOAD && addr >= lo
-	  && (uint64_t) addr + len <= hi)
-	return true;
+      if (phdr[i].p_type == PT_LOAD && addr >= lo && addr + len <= hi)
+	{
+	  if (end != NULL)
+	    *end = (uint32_t) (hi > UINT32_MAX ? UINT32_MAX : hi);
+	  return true;
+	}
     }
   return false;
 }
 
 /* Return the profcopy segment header of the object with load bias BIAS
-   and the PHNUM program headers PHDR, or NULL.  The checks are those of
-   find_segment that need no libc call.  */
+   and the PHNUM program headers PHDR: the first PT_LOAD that starts with
+   the magic and this runtime's version; or NULL.  No libc call.  */
 
 static const struct pc_segment_header *
 snap_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
@@ -594,17 +445,130 @@ snap_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
       for (k = 0; k < sizeof magic; k++)
 	if (h->magic[k] != magic[k])
 	  break;
-      if (k < sizeof magic
-	  || h->version != PC_SEGMENT_VERSION
-	  || h->header_size < sizeof *h
-	  || h->n_blocks > UINT32_MAX / sizeof (struct pc_block)
-	  || (h->counters & 3) != 0
-	  || !snap_in_object (phdr, phnum, h->counters,
-			      h->n_blocks * sizeof (struct pc_counter)))
-	continue;
-      return h;
+      if (k == sizeof magic && h->version == PC_SEGMENT_VERSION
+	  && h->header_size >= sizeof *h)
+	return h;
     }
   return NULL;
+}
+
+/* Fill *V from the profcopy header H of the object with load bias BIAS
+   and program headers PHDR, PHNUM.  Return false, and the object is not
+   profiled, if a table or counter array H names is not inside the
+   object, misaligned or inconsistent.  The snapshot and the writer
+   both look at an object through this, so they agree on its counts.
+   No libc call.  */
+
+static bool
+snap_view (const struct pc_segment_header *h, uintptr_t bias,
+	   const ElfW (Phdr) *phdr, size_t phnum, struct seg_view *v)
+{
+  uint64_t n = h->n_blocks, size;
+  uint32_t end;
+
+  if ((h->blocks & 3) != 0 || (h->counters & 3) != 0
+      || !snap_in_object (phdr, phnum, h->blocks, n * sizeof *v->blocks,
+			  NULL)
+      || !snap_in_object (phdr, phnum, h->path, 1, &end)
+      || h->build_id_len > PCPROF_MAX_BUILD_ID_LEN
+      || (h->build_id_len != 0
+	  && !snap_in_object (phdr, phnum, h->build_id, h->build_id_len,
+			      NULL))
+      || h->n_window > max_window (h)
+      || (h->n_window != 0
+	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
+	      || !snap_in_object (phdr, phnum, h->window,
+				  h->n_window * sizeof (struct pc_counter),
+				  NULL)
+	      || !snap_in_object (phdr, phnum, h->window_blocks,
+				  h->n_window * 4ull, NULL))))
+    return false;
+  v->header = h;
+  v->blocks = (const struct pc_block *) (bias + h->blocks);
+  v->counters = (const volatile struct pc_counter *) (bias + h->counters);
+  v->n_window = h->n_window;
+  v->window = (const volatile struct pc_counter *) (bias + h->window);
+  v->window_blocks = (const uint32_t *) (bias + h->window_blocks);
+  v->build_id_len = h->build_id_len;
+  v->build_id = (const unsigned char *) (bias + h->build_id);
+  v->path = (const char *) (bias + h->path);
+  for (v->path_len = 0;
+       v->path_len < end - h->path && v->path[v->path_len] != '\0';
+       v->path_len++)
+    if (v->path_len == PCPROF_MAX_PATH_LEN)
+      return false;
+  if (v->path_len == end - h->path)
+    return false;
+
+  v->derive = NULL;
+  v->derive_size = 0;
+  v->n_edges = 0;
+  if (h->derive != 0)
+    {
+      const struct pc_derive *d;
+      if ((h->derive & 3) != 0
+	  || !snap_in_object (phdr, phnum, h->derive, sizeof *d, NULL))
+	return false;
+      d = (const struct pc_derive *) (bias + h->derive);
+      size = sizeof *d + 4 * n + 8 * (uint64_t) d->n_links
+	     + 8 * (uint64_t) d->n_edges;
+      if (d->n_vertices != 2 * n + 1 || d->n_links > d->n_vertices
+	  || d->n_edges > 2 * n || size > UINT32_MAX
+	  || !snap_in_object (phdr, phnum, h->derive, size, NULL))
+	return false;
+      v->derive = d;
+      v->derive_size = (uint32_t) size;
+      v->n_edges = d->n_edges;
+    }
+  if (!snap_in_object (phdr, phnum, h->counters,
+		       (n + v->n_edges) * sizeof (struct pc_counter), NULL))
+    return false;
+  size = PCPROF_RECORD_SIZE + PCPROF_PAD8 (v->path_len + 1)
+	 + PCPROF_PAD8 (v->build_id_len) + n * PCPROF_BLOCK_SIZE
+	 + PCPROF_PAD8 ((uint64_t) v->derive_size)
+	 + PCPROF_PAD8 (4 * (uint64_t) v->n_window)
+	 + (n + v->n_edges + v->n_window) * PCPROF_COUNT_SIZE;
+  if (size > UINT32_MAX)
+    return false;
+  v->record_size = (uint32_t) size;
+  return true;
+}
+
+/* Copy the N counters C into TO as 64-bit counts.  Return the sum of
+   their low words: modulo 2^32 that is the number of increments they
+   have had, so a profile whose counters all equal the previous one's
+   has the same sum (pcrt_write_profile skips writing it again).
+   Each counter is read once, high word first: this is the bulk of the
+   work at exit, and read_count's second look at the high word would
+   cost a third more.  Only another thread that carries a counter into
+   its high word between the two loads (once in 2^32 increments of that
+   counter, at that instant) can make a copied count wrong.  */
+
+static uint32_t
+copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to)
+{
+  const volatile struct pc_counter *end = c + n;
+  uint32_t stamp = 0;
+
+  for (; c != end; c++, to++)
+    {
+      uint32_t high = c->high, low = c->low;
+      stamp += low;
+      *to = (uint64_t) high << 32 | low;
+    }
+  return stamp;
+}
+
+/* The same sum of the N live counters C.  */
+
+static uint32_t
+sum_low_words (const volatile struct pc_counter *c, uint32_t n)
+{
+  uint32_t stamp = 0;
+
+  for (uint32_t k = 0; k < n; k++)
+    stamp += c[k].low;
+  return stamp;
 }
 
 /* Find the program headers of the object with load bias BIAS: noted at
@@ -637,121 +601,25 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
   return true;
 }
 
-/* The derivation table of the object with header H, load bias BIAS and
-   program headers PHDR, PHNUM, if it has a valid one, else NULL.  */
-
-static const struct pc_derive *
-snap_derive (const struct pc_segment_header *h, uintptr_t bias,
-	     const ElfW (Phdr) *phdr, size_t phnum)
-{
-  const struct pc_derive *d;
-
-  if (h->derive == 0 || (h->derive & 3) != 0
-      || !snap_in_object (phdr, phnum, h->derive, sizeof *d))
-    return NULL;
-  d = (const struct pc_derive *) (bias + h->derive);
-  if (d->n_vertices != 2 * h->n_blocks + 1
-      || d->n_links > d->n_vertices || d->n_edges > 2 * h->n_blocks
-      || !snap_in_object (phdr, phnum, h->derive,
-			  sizeof *d + 4 * h->n_blocks + 8 * d->n_links
-			  + 8 * d->n_edges)
-      || !snap_in_object (phdr, phnum, h->counters,
-			  ((size_t) h->n_blocks + d->n_edges)
-			  * sizeof (struct pc_counter)))
-    return NULL;
-  return d;
-}
-
-/* Add the flow C of edge K of EDGE (from and to vertex pairs) to ACC:
-   out of the vertex it leaves, into the one it enters.  False if a
-   vertex is not below N.  */
-
-static inline bool
-add_edge_flow (const uint32_t *edge, uint32_t k, uint32_t n, uint64_t c,
-	       uint64_t *acc)
-{
-  uint32_t from = edge[2 * k], to = edge[2 * k + 1];
-
-  if (__builtin_expect ((from >= n) | (to >= n), 0))
-    return false;
-  if (c != 0)
-    {
-      acc[from] += c;
-      acc[to] -= c;
-    }
-  return true;
-}
-
-/* Fill in the N_BLOCKS counts COUNTS of the blocks that have no counter,
-   from the others and from the counters EDGE_COUNTERS of D's edges and
-   the N_WINDOW window counters WIN of the edges (WB lists whose, as
-   n_blocks + the edge; the blocks' are in COUNTS already), as D says
-   (segment.h); ACC is D->n_vertices zeros
-   (fresh pages: zeroing them here could become a call to memset, which
-   is profiled code, before the counts of libc are copied).  A value out
-   of range stops the derivation.  */
-
-static void
-snap_derive_counts (const struct pc_derive *d, uint32_t n_blocks,
-		    const volatile struct pc_counter *edge_counters,
-		    const volatile struct pc_counter *win,
-		    const uint32_t *wb, uint32_t n_window,
-		    uint64_t *counts, uint64_t *acc)
-{
-  const uint32_t *rule = (const uint32_t *) (d + 1);
-  const uint32_t *link = rule + n_blocks;
-  const uint32_t *edge = link + 2 * d->n_links;
-  uint32_t n = d->n_vertices;
-
-  /* Most blocks of a library never run: skip the zeros (64-bit sums
-     cost several instructions each on MIPS32).  */
-  for (uint32_t b = 0; b < n_blocks; b++)
-    if (rule[b] == 0 && counts[b] != 0)
-      {
-	acc[2 * b] += counts[b];
-	acc[2 * b + 1] -= counts[b];
-      }
-  for (uint32_t k = 0; k < d->n_edges; k++)
-    if (!add_edge_flow (edge, k, n, read_count (&edge_counters[k]), acc))
-      return;
-  for (uint32_t j = 0; j < n_window; j++)
-    if (wb[j] >= n_blocks && wb[j] - n_blocks < d->n_edges
-	&& !add_edge_flow (edge, wb[j] - n_blocks, n, read_count (&win[j]),
-			   acc))
-      return;
-  for (const uint32_t *l = link, *end = link + 2 * d->n_links; l < end;
-       l += 2)
-    {
-      uint32_t child = l[0], parent = l[1];
-      if (__builtin_expect ((child >= n) | (parent >= n), 0))
-	return;
-      if (acc[child] != 0)
-	acc[parent] += acc[child];
-    }
-  for (uint32_t b = 0; b < n_blocks; b++)
-    if (rule[b] != 0)
-      {
-	uint32_t v = (rule[b] - 1) / 2;
-	if (v < n)
-	  counts[b] = (rule[b] & 1) ? acc[v] : -acc[v];
-      }
-}
 
 /* Copy every counter of every profiled object of the process into new
    private pages and return them, or NULL if nothing is profiled or the
    pages cannot be had.  No libc function is called (the test suite's
    QEMU oracle stops counting at this function's first instruction, so
    libc's counts in the profile must be those of that moment); the
-   objects are those of ld.so's link map, r_debug.  Free the result
-   with snapshot_free.  */
+   objects are those of ld.so's link map, r_debug.  The counters are
+   copied as they are: profreport derives the blocks without a counter
+   (segment.h), so that the program does not spend the time at exit.
+   Free the result with snapshot_free.  */
 
 PCRT_EXPORT __attribute__ ((noinline)) struct snapshot *
 profcopy_snapshot (void)
 {
   uint32_t n_objects = 0;
-  size_t n_blocks = 0, size, n_vertices = 0;
+  size_t n_counts = 0, size;
   struct snapshot *s;
-  uint64_t *counts, *acc;
+  uint64_t *counts;
+  struct seg_view v;
 
   for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
     {
@@ -760,29 +628,25 @@ profcopy_snapshot (void)
       const struct pc_segment_header *h;
 
       if (snap_phdrs (l->l_addr, &phdr, &phnum)
-	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL)
+	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL
+	  && snap_view (h, l->l_addr, phdr, phnum, &v))
 	{
-	  const struct pc_derive *d = snap_derive (h, l->l_addr, phdr, phnum);
 	  n_objects++;
-	  n_blocks += h->n_blocks;
-	  if (d != NULL)
-	    n_vertices += d->n_vertices;
+	  n_counts += view_counts (&v);
 	}
     }
   if (n_objects == 0)
     return NULL;
   size = sizeof *s + n_objects * sizeof s->objects[0]
-	 + (n_blocks + n_vertices) * sizeof (uint64_t);
+	 + n_counts * sizeof (uint64_t);
   size = (size + 4095) & ~(size_t) 4095;
   s = pcrt_mmap (size);
   if (s == NULL)
     return NULL;
   s->map_size = size;
   s->n_objects = 0;
-  s->n_blocks = 0;
-  s->total = 0;
+  s->stamp = 0;
   counts = (uint64_t *) &s->objects[n_objects];
-  acc = counts + n_blocks;
   for (const struct link_map *l = _r_debug.r_map;
        l != NULL && s->n_objects < n_objects; l = l->l_next)
     {
@@ -790,50 +654,23 @@ profcopy_snapshot (void)
       size_t phnum;
       const struct pc_segment_header *h;
       struct snap_object *o;
-      const volatile struct pc_counter *c, *win;
-      const uint32_t *wb;
-      uint32_t n_window;
-      const struct pc_derive *d;
+      uint32_t n;
 
       if (!snap_phdrs (l->l_addr, &phdr, &phnum)
 	  || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
-	  || h->n_blocks > n_blocks - s->n_blocks)
+	  || !snap_view (h, l->l_addr, phdr, phnum, &v)
+	  || view_counts (&v) > n_counts)
 	continue;
+      n = h->n_blocks + v.n_edges;
       o = &s->objects[s->n_objects++];
       o->bias = l->l_addr;
       o->header = h;
-      o->n_blocks = h->n_blocks;
+      o->n_counts = view_counts (&v);
       o->counts = counts;
-      c = (const volatile struct pc_counter *) (l->l_addr + h->counters);
-      for (uint32_t b = 0; b < h->n_blocks; b++)
-	counts[b] = read_count (&c[b]);
-      win = NULL;
-      wb = NULL;
-      n_window = 0;
-      if (h->n_window != 0 && h->n_window <= max_window (h)
-	  && snap_in_object (phdr, phnum, h->window,
-			     h->n_window * sizeof (struct pc_counter))
-	  && snap_in_object (phdr, phnum, h->window_blocks, h->n_window * 4))
-	{
-	  win = (const volatile struct pc_counter *) (l->l_addr + h->window);
-	  wb = (const uint32_t *) (l->l_addr + h->window_blocks);
-	  n_window = h->n_window;
-	  for (uint32_t k = 0; k < h->n_window; k++)
-	    if (wb[k] < h->n_blocks)
-	      counts[wb[k]] += read_count (&win[k]);
-	}
-      d = snap_derive (h, l->l_addr, phdr, phnum);
-      if (d != NULL && d->n_vertices <= n_vertices)
-	{
-	  snap_derive_counts (d, h->n_blocks, c + h->n_blocks, win, wb,
-			      n_window, counts, acc);
-	  acc += d->n_vertices;
-	  n_vertices -= d->n_vertices;
-	}
-      for (uint32_t b = 0; b < h->n_blocks; b++)
-	s->total += counts[b];
-      counts += h->n_blocks;
-      s->n_blocks += h->n_blocks;
+      s->stamp += copy_counts (v.counters, n, counts);
+      s->stamp += copy_counts (v.window, v.n_window, counts + n);
+      counts += o->n_counts;
+      n_counts -= o->n_counts;
     }
   return s;
 }
@@ -851,19 +688,19 @@ snapshot_free (struct snapshot *s)
    NULL to read the live counters.  Guarded by BUSY.  */
 static struct snapshot *current_snapshot;
 
-/* Return the counts of the object with header H loaded with bias BIAS
-   in the current snapshot, or NULL.  */
+/* Return the counts of the object VIEW shows, loaded with bias BIAS, in
+   the current snapshot, or NULL.  */
 
 static const uint64_t *
-snapshot_counts (const struct pc_segment_header *h, uintptr_t bias)
+snapshot_counts (const struct seg_view *view, uintptr_t bias)
 {
   struct snapshot *s = current_snapshot;
 
   if (s == NULL)
     return NULL;
   for (uint32_t i = 0; i < s->n_objects; i++)
-    if (s->objects[i].header == h && s->objects[i].bias == bias
-	&& s->objects[i].n_blocks == h->n_blocks)
+    if (s->objects[i].header == view->header && s->objects[i].bias == bias
+	&& s->objects[i].n_counts == view_counts (view))
       return s->objects[i].counts;
   return NULL;
 }
@@ -918,72 +755,80 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
   return 0;
 }
 
+
 /* The state of one pass over the loaded objects.  */
 struct pass
 {
   bool write;			/* Write records, else only sum.  */
   uint32_t n_objects;
-  uint64_t total;		/* Sum of all counts.  */
-  size_t n_blocks;
+  uint32_t stamp;		/* See copy_counts.  */
 };
 
-/* Append the object record of VIEW, loaded with bias BIAS.  */
+/* Append the object record of VIEW, loaded with bias BIAS
+   (profile-format.h): the tables are written as the segment has them,
+   the counts from the snapshot or else from the live counters.  */
 
 static void
 put_record (const struct seg_view *view, uintptr_t bias)
 {
   const struct pc_segment_header *h = view->header;
-  uint32_t path_pad = PCPROF_PAD8 (view->path_len + 1);
-  uint32_t bid_pad = PCPROF_PAD8 (view->build_id_len);
-  uint64_t size = PCPROF_RECORD_SIZE + path_pad + bid_pad
-		  + (uint64_t) h->n_blocks * (PCPROF_BLOCK_SIZE
-					     + PCPROF_COUNT_SIZE);
+  const uint64_t *counts = snapshot_counts (view, bias);
+  uint32_t n = h->n_blocks + view->n_edges;
 
-  put32 ((uint32_t) size);
+  put32 (view->record_size);
   put32 (h->flags);
   put32 (h->checksum);
   put32 (h->file_size);
   put32 (h->n_blocks);
-  put32 ((uint32_t) view->path_len);
+  put32 (view->path_len);
   put32 (view->build_id_len);
   put32 ((uint32_t) bias);
+  put32 (view->derive_size);
+  put32 (view->n_edges);
+  put32 (view->n_window);
+  put32 (0);
   put_bytes (view->path, view->path_len);
-  put_zeros (path_pad - view->path_len);
+  put_zeros (PCPROF_PAD8 (view->path_len + 1) - view->path_len);
   put_bytes (view->build_id, view->build_id_len);
-  put_zeros (bid_pad - view->build_id_len);
-  put_blocks_and_counts (view->blocks, h->n_blocks,
-			 snapshot_counts (h, bias), view->counters, view);
+  put_zeros (PCPROF_PAD8 (view->build_id_len) - view->build_id_len);
+  put_bytes (view->blocks, (size_t) h->n_blocks * PCPROF_BLOCK_SIZE);
+  put_bytes (view->derive, view->derive_size);
+  put_zeros (PCPROF_PAD8 (view->derive_size) - view->derive_size);
+  put_bytes (view->window_blocks, 4 * (size_t) view->n_window);
+  put_zeros (PCPROF_PAD8 (4 * view->n_window) - 4 * view->n_window);
+  if (counts != NULL)
+    put_bytes (counts, (size_t) view_counts (view) * PCPROF_COUNT_SIZE);
+  else
+    {
+      for (uint32_t k = 0; k < n; k++)
+	put64 (read_count (&view->counters[k]));
+      for (uint32_t k = 0; k < view->n_window; k++)
+	put64 (read_count (&view->window[k]));
+    }
 }
 
-/* dl_iterate_phdr callback: visit the profcopy segments of the object
+/* dl_iterate_phdr callback: visit the profcopy segment of the object
    INFO describes, as the pass DATA says.  */
 
 static int
 visit_object (struct dl_phdr_info *info, size_t size, void *data)
 {
   struct pass *pass = data;
+  const struct pc_segment_header *h;
   struct seg_view view;
 
   (void) size;
-  for (size_t i = 0; i < info->dlpi_phnum; i++)
-    if (find_segment (info, i, &view))
-      {
-	uint32_t n = view.header->n_blocks;
-	if (pass->write)
-	  put_record (&view, info->dlpi_addr);
-	else
-	  {
-	    for (uint32_t b = 0; b < n; b++)
-	      pass->total += read_count (&view.counters[b]);
-	    for (uint32_t k = 0; k < view.n_window; k++)
-	      if (view.window_blocks[k] < n)
-		pass->total += read_count (&view.window[k]);
-	  }
-	pass->n_objects++;
-	pass->n_blocks += n;
-	/* One profcopy segment an object.  */
-	break;
-      }
+  h = snap_find_header (info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+  if (h == NULL
+      || !snap_view (h, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+		     &view))
+    return 0;
+  if (pass->write)
+    put_record (&view, info->dlpi_addr);
+  else
+    pass->stamp += (sum_low_words (view.counters, h->n_blocks + view.n_edges)
+		    + sum_low_words (view.window, view.n_window));
+  pass->n_objects++;
   return 0;
 }
 
@@ -1053,7 +898,7 @@ write_file (const char *final, const char *temp, pid_t pid, unsigned reason,
 	    int signo)
 {
   unsigned char header[PCPROF_HEADER_SIZE];
-  struct pass pass = { true, 0, 0, 0 };
+  struct pass pass = { true, 0, 0 };
   const uint16_t one = 1;
   bool big_endian = *(const unsigned char *) &one == 0;
 
@@ -1104,7 +949,7 @@ void
 pcrt_write_profile (unsigned reason, int signo)
 {
   int saved_errno;
-  struct pass pass = { false, 0, 0, 0 };
+  struct pass pass = { false, 0, 0 };
   size_t len;
   pid_t pid;
   char num[24];
@@ -1121,8 +966,7 @@ pcrt_write_profile (unsigned reason, int signo)
   if (current_snapshot != NULL)
     {
       pass.n_objects = current_snapshot->n_objects;
-      pass.total = current_snapshot->total;
-      pass.n_blocks = current_snapshot->n_blocks;
+      pass.stamp = current_snapshot->stamp;
     }
   else
     dl_iterate_phdr (visit_object, &pass);
@@ -1131,8 +975,8 @@ pcrt_write_profile (unsigned reason, int signo)
   /* The destructor and the atexit hook both write at exit; the second
      one only writes if something was counted in between.  */
   if (reason == PCPROF_REASON_EXIT && last_pid == pid
-      && last_reason == PCPROF_REASON_EXIT && last_total == pass.total
-      && last_blocks == pass.n_blocks)
+      && last_reason == PCPROF_REASON_EXIT && last_stamp == pass.stamp
+      && last_objects == pass.n_objects)
     goto done;
 
   if (!profile_name (profile_path, sizeof profile_path, pid))
@@ -1156,8 +1000,8 @@ pcrt_write_profile (unsigned reason, int signo)
     {
       last_pid = pid;
       last_reason = reason;
-      last_total = pass.total;
-      last_blocks = pass.n_blocks;
+      last_stamp = pass.stamp;
+      last_objects = pass.n_objects;
       if (reason == PCPROF_REASON_SIGNAL)
 	final_pid = pid;
     }
