@@ -2443,7 +2443,7 @@ plan_got (struct emitter *e, char **errmsg)
 			     * 8 + 0xffff) / 0x10000);
   if (g->n_chunks == 0)
     g->n_chunks = 1;
-  g->n_fixed = g->n_chunks + 2;
+  g->n_fixed = g->n_chunks + 3;
   g->n_new = g->n_fixed;
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
@@ -4260,9 +4260,12 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
 /* Write the run-time translation of the register of the indirect jump
    INSN with the scratch registers of SN: if it holds an address of the
    original code, replace it by the new address from the map.  The
-   original code's start and the map come from new GOT entries, so that
-   ld.so's relocation gives their run-time addresses; a fixed-address
-   object has them as constants, and needs no valid gp.  */
+   original code's end and start and the map come from new GOT entries,
+   so that ld.so's relocation gives their run-time addresses; a
+   fixed-address object has them as constants, and needs no valid gp.
+   The end is compared first: a pointer into this object's new code,
+   which lies above the original (the common case: code pointers in
+   data were mapped by the rewriter), costs four instructions.  */
 
 static void
 put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
@@ -4270,51 +4273,58 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   const struct emitter *e = c->e;
   const struct new_got *g = &e->got;
   unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
-  uint32_t size = e->old_end - e->old_start;
   uint32_t start_off = 4 * (g->n_old_local + GOT_OLD_START (g)) - 0x7ff0;
+  uint32_t end_off = 4 * (g->n_old_local + GOT_OLD_END (g)) - 0x7ff0;
   uint32_t map_off = 4 * (g->n_old_local + GOT_MAP (g)) - 0x7ff0;
-  uint32_t neg_hi;
-  int32_t neg_lo;
+  uint32_t hi;
+  int32_t lo;
 
-  split_hi_lo (-e->old_start, &neg_hi, &neg_lo);
   put_spill (c, sn);
+  /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
+     r1 = x - start.  */
   if (e->fixed_address)
     {
-      /* The same with link-time addresses, in as many words.  */
-      uint32_t map_hi;
-      int32_t map_lo;
-
-      split_hi_lo (g->new_values[GOT_MAP (g)], &map_hi, &map_lo);
-      put (c, itype (OP_LUI, 0, r1, neg_hi));
-      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) neg_lo));
-      put (c, addu (r2, x, r1));
-      put (c, itype (OP_LUI, 0, r1, size >> 16));
-      put (c, itype (0x0d, r1, r1, size & 0xffff));	/* ori */
-      put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b); /* sltu */
-      put (c, itype (OP_BEQ, r1, 0, 4));		/* beqz r1,done */
-      put (c, itype (OP_LUI, 0, r1, map_hi));
-      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) map_lo));
-      put (c, addu (r1, r1, r2));
-      put (c, itype (OP_LW, r1, x, 0));
-      for (int k = 0; k < 3; k++)
-	put (c, 0);
-      put_unspill (c, sn);
-      return;
+      split_hi_lo (e->old_end, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
     }
-  put (c, itype (OP_LW, REG_GP, r1, start_off));
-  put (c, (x << 21) | (r1 << 16) | (r2 << 11) | 0x23);	/* subu r2,x,r1 */
-  put (c, itype (OP_LUI, 0, r1, size >> 16));
-  put (c, itype (0x0d, r1, r1, size & 0xffff));		/* ori */
-  put (c, (r2 << 21) | (r1 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,r2,r1 */
-  put (c, itype (OP_BEQ, r1, 0, 8));			/* beqz r1,done */
-  put (c, itype (OP_LW, REG_GP, r1, map_off));
-  put (c, addu (r1, r1, r2));
-  put (c, itype (OP_LW, r1, x, 0));
-  put (c, itype (OP_LW, REG_GP, r1, start_off));
+  else
+    put (c, itype (OP_LW, REG_GP, r1, end_off));
+  put (c, (x << 21) | (r1 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r1 */
+  put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
+  if (e->fixed_address)
+    {
+      split_hi_lo (e->old_start, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r2, hi));
+      put (c, itype (OP_ADDIU, r2, r2, (uint32_t) lo));
+    }
+  else
+    put (c, itype (OP_LW, REG_GP, r2, start_off));
+  put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r2 */
+  put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
+  put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x23);	/* subu r1,x,r2 */
+  /* x = the map's entry: the new address at link time, to which a
+     loaded object adds its bias, start - the link-time start.  */
+  if (e->fixed_address)
+    {
+      split_hi_lo (g->new_values[GOT_MAP (g)], &hi, &lo);
+      put (c, itype (OP_LUI, 0, x, hi));
+      put (c, itype (OP_ADDIU, x, x, (uint32_t) lo));
+    }
+  else
+    put (c, itype (OP_LW, REG_GP, x, map_off));
   put (c, addu (x, x, r1));
-  put (c, itype (OP_LUI, 0, r1, neg_hi));
-  put (c, itype (OP_ADDIU, r1, r1, (uint32_t) neg_lo));
-  put (c, addu (x, x, r1));
+  put (c, itype (OP_LW, x, x, 0));
+  if (e->fixed_address)
+    put (c, 0);
+  else
+    {
+      split_hi_lo (-e->old_start, &hi, &lo);
+      put (c, addu (x, x, r2));
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
+      put (c, addu (x, x, r1));
+    }
   put_unspill (c, sn);
 }
 

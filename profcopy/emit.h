@@ -34,9 +34,10 @@ struct new_got
   uint32_t *new_values;		/* Their link-time values.  */
   uint32_t n_chunks;		/* Entries 0..n_chunks-1: counter chunks.  */
   uint32_t n_fixed;		/* Then the original code's start
-				   (GOT_OLD_START) and the map
-				   (GOT_MAP), for translating code
-				   pointers at run time.  */
+				   (GOT_OLD_START), the map (GOT_MAP)
+				   and the code's end (GOT_OLD_END),
+				   for translating code pointers at
+				   run time.  */
   uint32_t *target_of;		/* Entry n_fixed+k: new address of the
 				   original code address target_of[k].  */
   uint32_t n_targets, alloc_targets;
@@ -63,6 +64,7 @@ struct snippet
 /* New GOT entries after the counter chunks.  */
 #define GOT_OLD_START(g) ((g)->n_chunks)
 #define GOT_MAP(g) ((g)->n_chunks + 1)
+#define GOT_OLD_END(g) ((g)->n_chunks + 2)
 
 /* Per block: where the counter increment goes and how.  A block whose
    every point lies inside an ll/sc sequence (where another ll would

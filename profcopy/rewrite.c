@@ -201,6 +201,7 @@ build_got (struct rewriter *rw, size_t off)
     g->new_values[c] = rw->e.counters + 0x10000 * c + 0x8000;
   g->new_values[GOT_OLD_START (g)] = rw->e.old_start;
   g->new_values[GOT_MAP (g)] = rw->map_addr;
+  g->new_values[GOT_OLD_END (g)] = rw->e.old_end;
   for (uint32_t k = 0; k < g->n_targets; k++)
     g->new_values[g->n_fixed + k] = emit_map (&rw->e, g->target_of[k]);
   for (uint32_t k = 0; k < g->n_new; k++)
