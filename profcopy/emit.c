@@ -3313,6 +3313,10 @@ island_due (const struct emitter *e, const struct block *b,
   return !*over || last || pc - isl->first >= ISLAND_REACH;
 }
 
+static const struct insn *single_leave_fill (const struct emitter *e,
+					     const struct insn *ctl,
+					     const struct snippet *sn);
+
 static void
 layout_pass (struct emitter *e)
 {
@@ -3400,9 +3404,18 @@ layout_pass (struct emitter *e)
 	{
 	  const struct insn *slot;
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  pc += 4 * snippet_words (e, &p->taken_s);
-	  island_add (&isl, pc);
-	  pc += 4 * 2;
+	  if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
+	    {
+	      /* The fill, the increment and its 4 words of way out.  */
+	      pc += 4 * (1 + snippet_words (e, &p->taken_s) + 4);
+	      island_add (&isl, pc);
+	    }
+	  else
+	    {
+	      pc += 4 * snippet_words (e, &p->taken_s);
+	      island_add (&isl, pc);
+	      pc += 4 * 2;
+	    }
 	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
 	}
       if (p->count_fall)
@@ -3631,11 +3644,13 @@ emit_window_fit (struct emitter *e, char **errmsg)
 /* Output cursor.  */
 /* An increment waiting for its carry path: where it starts (its ll,
    where the carry path goes back to retry), its registers and the
-   offset of the counter's low word.  */
+   offset of the counter's low word; with LEAVE, it is a single-thread
+   increment that leaves by its carry test (put_llsc).  */
 struct carry
 {
   uint32_t retry;
   uint8_t r1, r2;
+  bool leave;
   int32_t lo;
 };
 
@@ -3728,8 +3743,14 @@ static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
    (2 more words, never run).  A carry (once in 2^32 counts) goes out
    of line to the island put_island writes: it retries if the store of
    the zero failed, else increments the high word and comes back to the
-   branch after the store, with R2 = 1 as after a store that
-   succeeded.  */
+   the branch after the store, with R2 = 1 as after a store that
+   succeeded.
+   A single-thread increment (--counter-update=single) is lw, addiu,
+   the carry test with the store in its slot (4 words, no FILL).  With
+   SKIP_TO it leaves by that test instead, a branch taken to SKIP_TO
+   when there was no carry, and a carry falls through to the jump to
+   its carry path, which comes back to a jump to SKIP_TO after it (4
+   more words, never run).  */
 
 static void
 put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
@@ -3756,6 +3777,23 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   k->r1 = (uint8_t) r1;
   k->r2 = (uint8_t) r2;
   k->lo = lo;
+  k->leave = c->e->single && skip_to != 0;
+  if (k->leave)
+    {
+      if (!branch_offset (c, c->pc + 8, skip_to, &off))
+	return;
+      put (c, itype (OP_LW, r1, r2, (uint32_t) lo));
+      put (c, itype (OP_ADDIU, r2, r2, 1));
+      put (c, itype (OP_BNE, r2, 0, off));		/* out */
+      put (c, itype (OP_SW, r1, r2, (uint32_t) lo));
+      put (c, itype (OP_BEQ, 0, 0, 0));			/* to carry, later */
+      put (c, 0);
+      if (!branch_offset (c, c->pc, skip_to, &off))
+	return;
+      put (c, itype (OP_BEQ, 0, 0, off));		/* back: out */
+      put (c, 0);
+      return;
+    }
   if (c->e->single)
     {
       put (c, itype (OP_LW, r1, r2, (uint32_t) lo));
@@ -3832,9 +3870,18 @@ put_island (struct cursor *c, bool over)
       uint32_t r1 = k->r1, r2 = k->r2;
       int32_t hi_lo;
 
-      if (!branch_offset (c, k->retry + 8, c->pc, &off))
-	return;
-      put_at (c, k->retry + 8, itype (OP_BEQ, r2, 0, off));
+      if (k->leave)
+	{
+	  if (!branch_offset (c, k->retry + 16, c->pc, &off))
+	    return;
+	  put_at (c, k->retry + 16, itype (OP_BEQ, 0, 0, off));
+	}
+      else
+	{
+	  if (!branch_offset (c, k->retry + 8, c->pc, &off))
+	    return;
+	  put_at (c, k->retry + 8, itype (OP_BEQ, r2, 0, off));
+	}
       if (!branch_offset (c, c->pc, k->retry, &off))	/* carry: */
 	return;
       /* A single-thread increment's store cannot fail.  */
@@ -3868,8 +3915,10 @@ put_island (struct cursor *c, bool over)
 	}
       /* Back to the branch after the store, R2 being 1: on past the
 	 increment with its delay slot, as after any store that
-	 succeeded (a single-thread increment ends there).  */
-      if (!branch_offset (c, c->pc, k->retry + 16, &off))
+	 succeeded (a single-thread increment ends there; one that
+	 leaves by its carry test goes back to its jump out).  */
+      if (!branch_offset (c, c->pc, k->retry + (k->leave ? 24 : 16),
+			  &off))
 	return;
       put (c, itype (OP_BEQ, 0, 0, off));
       put (c, 0);
@@ -4420,6 +4469,31 @@ slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
   return insn;
 }
 
+/* With --counter-update=single, the first instruction of the target of
+   the branch CTL of a block whose taken edge is counted by SN, when it
+   may run before the increment instead of in the delay slot of a jump
+   after it, so that the increment leaves by its carry test (put_llsc's
+   SKIP_TO) and costs no more than a block's: slot_fill's instruction,
+   which must not write a register the increment uses.  Else NULL.  */
+
+static const struct insn *
+single_leave_fill (const struct emitter *e, const struct insn *ctl,
+		   const struct snippet *sn)
+{
+  const struct insn *fill;
+  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA);
+
+  if (!e->single || sn->n_spill > 0)
+    return NULL;
+  fill = slot_fill (e, ctl->target, false);
+  for (int k = 0; k < (sn->kind == COUNT_PC ? 3
+		       : sn->kind == COUNT_WINDOW ? 1 : 2); k++)
+    used |= R (sn->regs[k]);
+  if (fill == NULL || (fill->writes & used & ~R (0)) != 0)
+    return NULL;
+  return fill;
+}
+
 /* Write the counters of the branch edges of block B planned in P: the
    taken edge's increment and the jump to the target (the inverted branch
    skips them), then the fall-through edge's increment.  */
@@ -4443,6 +4517,17 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	  if (!put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
 			      "the counter of a branch edge", errmsg))
 	    return false;
+	}
+      else if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
+	{
+	  /* The target's first instruction, then the increment that
+	     leaves past the copy of it there.  */
+	  if (!put_insn_body (c, fill, errmsg))
+	    return false;
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, past);
+	  if (c->failed)
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
 	}
       else if (p->taken_s.n_spill > 0 || e->single)
 	{
