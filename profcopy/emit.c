@@ -2386,6 +2386,32 @@ assign_window (struct emitter *e)
   return true;
 }
 
+/* The register the increment planned in P loads and stores (put_llsc's
+   R2).  */
+
+static unsigned
+snippet_data_reg (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? p->regs[2]
+	  : p->kind == COUNT_WINDOW ? p->regs[0] : p->regs[1]);
+}
+
+/* True if the increment planned in P for E restores its data register
+   from the spill in the delay slot of its retry branch instead of a
+   nop (put_snippet): an ll/sc increment that spills that register and
+   has nothing else for the slot.  A retry loads the register again.  */
+
+static bool
+restore_in_slot (const struct emitter *e, const struct snippet *p)
+{
+  if (e->single || p->n_spill == 0 || p->hoist || p->skip)
+    return false;
+  for (unsigned i = 0; i < p->n_spill; i++)
+    if (p->spill[i] == snippet_data_reg (p))
+      return true;
+  return false;
+}
+
 /* Words of the snippet planned in P for E.  */
 
 static uint32_t
@@ -2400,6 +2426,8 @@ snippet_words (const struct emitter *e, const struct snippet *p)
     n += 2 + 2 * p->n_spill;
   if (p->skip)
     n += 2;
+  if (restore_in_slot (e, p))
+    n -= 1;
   return n;
 }
 
@@ -3662,6 +3690,8 @@ struct cursor
   struct island isl;		/* The increments waiting ...  */
   struct carry *carries;	/* ... and their carry paths.  */
   size_t max_carries;
+  uint32_t slot_word;		/* For the retry branch's delay slot when
+				   put_llsc has no FILL, instead of a nop.  */
   bool failed;			/* Out of memory or reach.  */
 };
 
@@ -3700,15 +3730,17 @@ put_spill (struct cursor *c, const struct snippet *sn)
     put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
 }
 
-/* Restore what put_spill saved.  */
+/* Restore what put_spill saved, but for register DONE (0: none),
+   restored already.  */
 
 static void
-put_unspill (struct cursor *c, const struct snippet *sn)
+put_unspill (struct cursor *c, const struct snippet *sn, unsigned done)
 {
   if (sn->n_spill == 0)
     return;
   for (unsigned i = sn->n_spill; i-- > 0;)
-    put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
+    if (sn->spill[i] != done)
+      put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
 }
 
@@ -3817,7 +3849,7 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
       put (c, itype (OP_BNEL, r2, 0, off));		/* out */
     }
   if (fill == NULL)
-    put (c, 0);
+    put (c, c->slot_word);
   else
     {
       char *msg = NULL;
@@ -3939,11 +3971,20 @@ put_snippet (struct cursor *c, size_t index, size_t block,
   bool skip = p->skip || skip_to != 0;
   const struct emitter *e = c->e;
   uint32_t counter = e->counters + 8 * (uint32_t) index;
-  unsigned r1, r2;
+  unsigned r1, r2, done = 0;
   uint32_t hi;
   int32_t lo;
 
   put_spill (c, p);
+  if (restore_in_slot (e, p))
+    {
+      if (hoist != NULL || skip)
+	c->failed = true;
+      done = snippet_data_reg (p);
+      for (unsigned i = 0; i < p->n_spill; i++)
+	if (p->spill[i] == done)
+	  c->slot_word = itype (OP_LW, REG_SP, done, 4 * i);
+    }
   switch (p->kind)
     {
     case COUNT_GP:
@@ -4016,7 +4057,8 @@ put_snippet (struct cursor *c, size_t index, size_t block,
       }
       break;
     }
-  put_unspill (c, p);
+  c->slot_word = 0;
+  put_unspill (c, p, done);
   /* The layout notes the increment where the snippet ends.  */
   island_add (&c->isl, c->pc);
 }
@@ -4374,7 +4416,7 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
       put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
       put (c, addu (x, x, r1));
     }
-  put_unspill (c, sn);
+  put_unspill (c, sn, 0);
 }
 
 /* Set *ERRMSG to "ADDR: WHAT cannot reach WHERE", ADDR being CTL's, and
@@ -4662,7 +4704,7 @@ bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
-  struct cursor c = { e, out, e->text_addr, { 0, 0 }, NULL, 0, false };
+  struct cursor c = { e, out, e->text_addr, { 0, 0 }, NULL, 0, 0, false };
   bool ok = false;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
