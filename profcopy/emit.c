@@ -2777,6 +2777,43 @@ mark_probes (struct emitter *e)
 static const struct insn *slot_fill (const struct emitter *e,
 				     uint32_t target, bool pad_ok);
 
+static uint32_t insn_words (const struct emitter *e, long w,
+			    const struct insn *insn);
+
+/* True if the increment planned in P for block B may leave by the
+   unconditional branch that it precedes (b, not j, jal or a branch
+   with a condition): its branch-likely goes to the branch's target
+   with the branch's delay slot instruction in its own, so that neither
+   the nop of an increment that has nothing for its slot nor the branch
+   run.  The delay slot instruction must be one that may run there
+   (movable) and is written as one word like any other; the branch no
+   probe, pad or translation.  emit_layout gives the plan up when the
+   branch-likely cannot reach the target.  */
+
+static bool
+leaves_by_jump (const struct emitter *e, const struct block *b,
+		const struct count_plan *p)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  long w, ws;
+
+  if (e->single || e->calls || p->edge || p->derived || p->s.n_spill > 0
+      || p->s.hoist || p->s.skip || ctl == NULL || slot == NULL
+      || ctl->addr != p->at || ctl->kind != INSN_JUMP || ctl->op == OP_J
+      || slot->addr != ctl->addr + 4 || slot->addr + 4 != b->end
+      || !movable (slot) || (slot->writes & R (REG_GP)))
+    return false;
+  w = emit_word_index (e, ctl->addr);
+  ws = emit_word_index (e, slot->addr);
+  return (w >= 0 && ws >= 0 && emit_word_index (e, ctl->target) >= 0
+	  && e->long_kind[w] == LONG_NONE && e->probe[w] == 0
+	  && e->probe[ws] == 0 && !e->needs_pad[w] && !e->needs_pad[ws]
+	  && e->xlate[w].kind == 0xff && e->xlate[ws].kind == 0xff
+	  && e->gotref_slot[ws] == 0 && !e->in_llsc[ws]
+	  && insn_words (e, ws, slot) == 1);
+}
+
 /* Count the kinds of the plans of E for -v, and decide which take the
    next instruction into their delay slot, how (hoist or skip), and
    which fall-through edge counters take the next block's first.  */
@@ -2788,7 +2825,7 @@ count_plans (struct emitter *e)
 
   e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
-  e->n_hoisted = e->n_skipped = e->n_count_saved_gp = 0;
+  e->n_hoisted = e->n_skipped = e->n_count_saved_gp = e->n_jumps = 0;
   e->n_edge_counters = e->derive.n_edges;
   e->n_edge_window = 0;
   for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
@@ -2825,6 +2862,9 @@ count_plans (struct emitter *e)
       p->s.hoist = !e->single && hoistable (e, &cfg->blocks[i], p, true);
       p->s.skip = !e->single && !p->s.hoist && p->s.n_spill == 0
 		  && hoistable (e, &cfg->blocks[i], p, false);
+      p->s.jump = leaves_by_jump (e, &cfg->blocks[i], p);
+      p->s.skip |= p->s.jump;
+      e->n_jumps += p->s.jump;
       e->n_hoisted += p->s.hoist;
       e->n_skipped += p->s.skip;
     }
@@ -3386,6 +3426,18 @@ layout_pass (struct emitter *e)
 		    e->map[w] = pc - 4;
 		  continue;
 		}
+	      if (p->s.jump)
+		{
+		  /* The branch is the branch-likely, the fourth word from
+		     the end, and its delay slot instruction the next, the
+		     last of the block.  */
+		  e->insn_new[w] = pc - 16;
+		  e->insn_new[w + 1] = pc - 12;
+		  if (at != b->start)
+		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
+		  e->map[w + 1] = pc - 12;
+		  break;
+		}
 	      if (p->s.skip)
 		{
 		  /* The instruction is the slot of the branch-likely, the
@@ -3573,6 +3625,21 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   return false;
 }
 
+/* The plan whose increment leaves by the branch INSN, or NULL.  */
+
+static struct count_plan *
+jump_plan (struct emitter *e, const struct insn *insn)
+{
+  const struct block *b = cfg_block_at (&e->a->cfg, insn->addr);
+  struct count_plan *p;
+
+  if (b == NULL)
+    return NULL;
+  p = &e->plans[b - e->a->cfg.blocks];
+  return p->s.jump && !p->derived && !p->edge && p->at == insn->addr
+	 ? p : NULL;
+}
+
 bool
 emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 {
@@ -3603,6 +3670,16 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 		   - (int64_t) (e->insn_new[w] + 4)) / 4;
 	    if (off >= -32768 && off <= 32767)
 	      continue;
+	    if (jump_plan (e, insn) != NULL)
+	      {
+		/* The increment's branch-likely does not reach: the
+		   branch stays, and gets a long form if it needs one.  */
+		struct count_plan *p = jump_plan (e, insn);
+		p->s.jump = p->s.skip = false;
+		e->n_jumps--;
+		changed = true;
+		continue;
+	      }
 	    if (!choose_long (e, insn, w, errmsg))
 	      return false;
 	    if (e->long_kind[w] != LONG_T9)
@@ -4740,6 +4817,18 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
 	  long w = emit_word_index (e, at);
+	  if (at == p->at && !p->edge && !p->derived && p->s.jump)
+	    {
+	      /* Leave by the branch: to its target, with its slot.  */
+	      put_snippet (&c, i, i, &p->s, code_insn_at (&a->code, at + 4),
+			   emit_map (e, insn->target));
+	      if (c.failed)
+		{
+		  reach_error (errmsg, insn, "an increment", "its target");
+		  goto done;
+		}
+	      break;
+	    }
 	  if (at == p->at && !p->edge && !p->derived)
 	    {
 	      put_snippet (&c, i, i, &p->s,

@@ -57,6 +57,11 @@ struct snippet
 				   delay slot of a branch-likely that leaves
 				   the increment once the store succeeds
 				   (put_llsc); 2 more words.  */
+  bool jump;			/* With SKIP: the instruction it precedes
+				   is an unconditional branch, which the
+				   branch-likely replaces, with the
+				   branch's delay slot in its own
+				   (leaves_by_jump).  */
   int16_t saved_gp;		/* COUNT_SAVED_GP: the frame slot (from sp)
 				   that holds gp.  */
 };
@@ -196,6 +201,7 @@ struct emitter
   /* Statistics for -v.  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
   size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
+  size_t n_jumps;		/* Of the skipped, those in place of a b.  */
   size_t n_edge_window;
   size_t n_derived;
   size_t n_long_calls;

@@ -820,7 +820,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
 	     "%zu with saved registers, "
 	     "%zu with the next instruction in their delay slot "
-	     "(%zu of them behind a branch-likely), "
+	     "(%zu of them behind a branch-likely, %zu of those in place "
+	     "of the b after them), "
 	     "%zu counted on edges), %zu branch edges counted "
 	     "(%zu in gp's window), "
 	     "%zu long branches, %zu indirect jumps "
@@ -831,7 +832,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_count_t9, rw.e.n_count_saved_gp, rw.e.n_count_pc,
 	     rw.e.n_count_abs,
 	     rw.e.n_count_window, rw.e.n_spilled,
-	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_edge,
+	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_jumps,
+	     rw.e.n_edge,
 	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
