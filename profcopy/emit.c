@@ -2780,6 +2780,20 @@ static const struct insn *slot_fill (const struct emitter *e,
 static uint32_t insn_words (const struct emitter *e, long w,
 			    const struct insn *insn);
 
+/* The registers the increment planned in SN reads or writes, but for
+   the zero register.  */
+
+static uint64_t
+snippet_uses (const struct snippet *sn)
+{
+  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA);
+
+  for (int k = 0; k < (sn->kind == COUNT_PC ? 3
+		       : sn->kind == COUNT_WINDOW ? 1 : 2); k++)
+    used |= R (sn->regs[k]);
+  return used & ~R (0);
+}
+
 /* True if the increment planned in P for block B may leave by the
    unconditional branch that it precedes (b, not j, jal or a branch
    with a condition): its branch-likely goes to the branch's target
@@ -2788,7 +2802,10 @@ static uint32_t insn_words (const struct emitter *e, long w,
    run.  The delay slot instruction must be one that may run there
    (movable) and is written as one word like any other; the branch no
    probe, pad or translation.  emit_layout gives the plan up when the
-   branch-likely cannot reach the target.  */
+   branch-likely cannot reach the target.
+   A single-thread increment runs the delay slot instruction first,
+   then leaves by its carry test (put_llsc's SKIP_TO) to the target:
+   the instruction must then write no register the increment uses.  */
 
 static bool
 leaves_by_jump (const struct emitter *e, const struct block *b,
@@ -2798,11 +2815,12 @@ leaves_by_jump (const struct emitter *e, const struct block *b,
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
   long w, ws;
 
-  if (e->single || e->calls || p->edge || p->derived || p->s.n_spill > 0
+  if (e->calls || p->edge || p->derived || p->s.n_spill > 0
       || p->s.hoist || p->s.skip || ctl == NULL || slot == NULL
       || ctl->addr != p->at || ctl->kind != INSN_JUMP || ctl->op == OP_J
       || slot->addr != ctl->addr + 4 || slot->addr + 4 != b->end
-      || !movable (slot) || (slot->writes & R (REG_GP)))
+      || !movable (slot) || (slot->writes & R (REG_GP))
+      || (e->single && (slot->writes & snippet_uses (&p->s)) != 0))
     return false;
   w = emit_word_index (e, ctl->addr);
   ws = emit_word_index (e, slot->addr);
@@ -2863,10 +2881,10 @@ count_plans (struct emitter *e)
       p->s.skip = !e->single && !p->s.hoist && p->s.n_spill == 0
 		  && hoistable (e, &cfg->blocks[i], p, false);
       p->s.jump = leaves_by_jump (e, &cfg->blocks[i], p);
-      p->s.skip |= p->s.jump;
+      p->s.skip |= p->s.jump && !e->single;
       e->n_jumps += p->s.jump;
       e->n_hoisted += p->s.hoist;
-      e->n_skipped += p->s.skip;
+      e->n_skipped += p->s.skip && !p->s.jump;
     }
 }
 
@@ -3414,6 +3432,20 @@ layout_pass (struct emitter *e)
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
+	  if (at == p->at && !p->edge && !p->derived && p->s.jump
+	      && e->single)
+	    {
+	      /* The branch's slot instruction, the increment, its test
+		 (in place of the branch) and 4 words of way out.  */
+	      e->insn_new[w + 1] = pc;
+	      if (at != b->start)
+		e->map[w] = pc;
+	      e->map[w + 1] = pc;
+	      pc += 4 * (1 + snippet_words (e, &p->s) + 4);
+	      island_add (&isl, pc);
+	      e->insn_new[w] = pc - 4 * 6;
+	      break;
+	    }
 	  if (at == p->at && !p->edge && !p->derived)
 	    {
 	      pc += 4 * snippet_words (e, &p->s);
@@ -4600,15 +4632,11 @@ single_leave_fill (const struct emitter *e, const struct insn *ctl,
 		   const struct snippet *sn)
 {
   const struct insn *fill;
-  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA);
 
   if (!e->single || sn->n_spill > 0)
     return NULL;
   fill = slot_fill (e, ctl->target, false);
-  for (int k = 0; k < (sn->kind == COUNT_PC ? 3
-		       : sn->kind == COUNT_WINDOW ? 1 : 2); k++)
-    used |= R (sn->regs[k]);
-  if (fill == NULL || (fill->writes & used & ~R (0)) != 0)
+  if (fill == NULL || (fill->writes & snippet_uses (sn)) != 0)
     return NULL;
   return fill;
 }
@@ -4819,8 +4847,12 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  long w = emit_word_index (e, at);
 	  if (at == p->at && !p->edge && !p->derived && p->s.jump)
 	    {
-	      /* Leave by the branch: to its target, with its slot.  */
-	      put_snippet (&c, i, i, &p->s, code_insn_at (&a->code, at + 4),
+	      /* Leave by the branch: to its target, with its slot (first,
+		 for a single-thread increment).  */
+	      const struct insn *slot = code_insn_at (&a->code, at + 4);
+	      if (e->single && !put_insn_body (&c, slot, errmsg))
+		goto done;
+	      put_snippet (&c, i, i, &p->s, e->single ? NULL : slot,
 			   emit_map (e, insn->target));
 	      if (c.failed)
 		{
