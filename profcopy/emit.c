@@ -2396,20 +2396,28 @@ snippet_data_reg (const struct snippet *p)
 	  : p->kind == COUNT_WINDOW ? p->regs[0] : p->regs[1]);
 }
 
-/* True if the increment planned in P for E restores its data register
-   from the spill in the delay slot of its retry branch instead of a
-   nop (put_snippet): an ll/sc increment that spills that register and
-   has nothing else for the slot.  A retry loads the register again.  */
+/* The register that the increment planned in P for E restores from
+   its spill in the delay slot of its retry branch instead of a nop
+   (put_snippet), or 0: an ll/sc increment that has nothing else for
+   the slot restores a saved register that its loop does not read (not
+   the counter's base): its data register, which a retry loads again,
+   else another (ra, which bal wrote before the loop).  */
 
-static bool
+static unsigned
 restore_in_slot (const struct emitter *e, const struct snippet *p)
 {
+  unsigned base = (p->kind == COUNT_PC ? p->regs[1]
+		   : p->kind == COUNT_WINDOW ? REG_GP : p->regs[0]);
+  unsigned reg = 0;
+
   if (e->single || p->n_spill == 0 || p->hoist || p->skip)
-    return false;
+    return 0;
   for (unsigned i = 0; i < p->n_spill; i++)
     if (p->spill[i] == snippet_data_reg (p))
-      return true;
-  return false;
+      return p->spill[i];
+    else if (p->spill[i] != base && reg == 0)
+      reg = p->spill[i];
+  return reg;
 }
 
 /* Words of the snippet planned in P for E.  */
@@ -2426,7 +2434,7 @@ snippet_words (const struct emitter *e, const struct snippet *p)
     n += 2 + 2 * p->n_spill;
   if (p->skip)
     n += 2;
-  if (restore_in_slot (e, p))
+  if (restore_in_slot (e, p) != 0)
     n -= 1;
   return n;
 }
@@ -4085,11 +4093,11 @@ put_snippet (struct cursor *c, size_t index, size_t block,
   int32_t lo;
 
   put_spill (c, p);
-  if (restore_in_slot (e, p))
+  done = restore_in_slot (e, p);
+  if (done != 0)
     {
       if (hoist != NULL || skip)
 	c->failed = true;
-      done = snippet_data_reg (p);
       for (unsigned i = 0; i < p->n_spill; i++)
 	if (p->spill[i] == done)
 	  c->slot_word = itype (OP_LW, REG_SP, done, 4 * i);
