@@ -58,6 +58,11 @@ struct block
 #define BLOCK_F_TABLE		0x40	/* Its indirect jump goes through a
 					   switch table whose targets are
 					   known (cfg_liveness_narrow).  */
+#define BLOCK_F_PADDING		0x80	/* Alignment nops that nothing reaches
+					   (set by profcopy's
+					   emit_narrow_liveness): they fall
+					   into the next function but never
+					   run.  */
 
 struct function
 {

@@ -198,12 +198,12 @@ gp_block (struct emitter *e, const struct block *b, bool in, bool record)
   return state_block (e, b, in, gp_step, record ? e->gp_valid : NULL);
 }
 
-/* Mark in ENTRY every block that code outside its function may enter.  */
+/* Mark in ENTRY every block of A that code outside its function may
+   enter.  */
 
 static void
-mark_entries (const struct emitter *e, unsigned char *entry)
+mark_entries (const struct analysis *a, unsigned char *entry)
 {
-  const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
 
   for (size_t f = 0; f < cfg->n_funcs; f++)
@@ -395,8 +395,9 @@ mark_cold (const struct emitter *e)
 }
 
 /* True if control may fall from block PREV into the block B right after
-   it: PREV does not end in a return, an indirect jump or an
-   unconditional jump whose delay slot nothing else enters.  */
+   it: PREV is not padding and does not end in a return, an indirect
+   jump or an unconditional jump whose delay slot nothing else
+   enters.  */
 
 static bool
 falls_into (const struct code *code, const struct block *prev,
@@ -406,7 +407,7 @@ falls_into (const struct code *code, const struct block *prev,
   const struct insn *ctl;
 
   if (prev->end != b->start
-      || (prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+      || (prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT | BLOCK_F_PADDING)))
     return false;
   ctl = cfg_block_control (code, prev, &slot);
   return ctl == NULL || ctl->kind != INSN_JUMP
@@ -873,6 +874,61 @@ closed_calls (const struct narrowing *n, uint32_t *into)
   free (closed);
 }
 
+/* Give BLOCK_F_PADDING to the blocks of A that are alignment padding:
+   nops that nothing reaches (no branch, jump, call, fall-through or
+   switch table), which code outside their function may not enter
+   either (mark_entries).  They fall into the function after them but
+   never run, so they tell nothing of its registers.  False when out of
+   memory.  */
+
+static bool
+mark_padding (struct analysis *a)
+{
+  struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  unsigned char *pad = calloc (cfg->n_blocks + 1, 1);
+  struct cfg_edge *tables = NULL;
+  size_t n_tables = 0;
+
+  if (pad == NULL || !analysis_table_edges (a, &tables, &n_tables))
+    {
+      free (pad);
+      return false;
+    }
+  mark_entries (a, pad);
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      pad[i] = !pad[i];
+      for (uint32_t x = b->start; pad[i] && x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, x);
+	  pad[i] = insn != NULL && insn->word == 0;
+	}
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, &cfg->blocks[i],
+						  &slot);
+      long j;
+      for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+	pad[cfg->blocks[i].succ[k]] = 0;
+      if (ctl != NULL && (ctl->kind == INSN_CALL || ctl->kind == INSN_JUMP
+			  || ctl->kind == INSN_BRANCH)
+	  && (j = cfg_block_starting (cfg, ctl->target)) >= 0)
+	pad[j] = 0;
+    }
+  for (size_t k = 0; k < n_tables; k++)
+    pad[tables[k].to] = 0;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    if (pad[i])
+      cfg->blocks[i].flags |= BLOCK_F_PADDING;
+  free (tables);
+  free (pad);
+  return true;
+}
+
 bool
 emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
 {
@@ -893,7 +949,7 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
   ok = sites->into != NULL && sites->enters != NULL && n.narrow != NULL
        && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
-       && find_narrowable (&n)
+       && mark_padding (a) && find_narrowable (&n)
        && analysis_table_edges (a, &tables, &n_tables)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
 			       tables, n_tables);
@@ -1119,7 +1175,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	  && cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
 	ret_ok[b->func] = 0;
     }
-  mark_entries (e, entry);
+  mark_entries (e->a, entry);
   gp_read_ahead (e, gp_read);
   /* A block's gp transfer, for both states in: bit 0 from invalid,
      bit 1 from valid.  */
@@ -1335,7 +1391,7 @@ gp_saved_dataflow (struct emitter *e)
     if (cfg->blocks[edges[k].to].func == cfg->blocks[edges[k].from].func)
       tab_to[tab_first[edges[k].from + 1]++] = edges[k].to;
 
-  mark_entries (e, entry);
+  mark_entries (e->a, entry);
   /* -2: not reached yet.  */
   for (size_t i = n; i-- > 0;)
     {
@@ -1455,7 +1511,7 @@ t9_constants (const struct emitter *e, uint32_t *t9)
       memset (t9, 0, n * sizeof *t9);
       return;
     }
-  mark_entries (e, entry);
+  mark_entries (e->a, entry);
   /* A function that neither writes t9 nor calls nor leaves by a branch
      keeps the t9 of its caller.  */
   clean = malloc (cfg->n_funcs + 1);
@@ -1669,7 +1725,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
     memset (in, 0, n + 1);
   else
     {
-      mark_entries (e, entry);
+      mark_entries (e->a, entry);
       mark_t9_entries (e, entry_ok);
       memset (in, 1, n + 1);
     }
@@ -1686,6 +1742,8 @@ t9_dataflow (struct emitter *e, char **errmsg)
 	{
 	  const struct block *b = &cfg->blocks[i];
 	  bool o = in[i] && t9_out[i];
+	  if (b->flags & BLOCK_F_PADDING)
+	    continue;
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
 	      uint32_t t = b->succ[s];
