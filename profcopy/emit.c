@@ -4523,6 +4523,26 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
   return true;
 }
 
+/* Put into REG the run-time value of the new GOT entry K: loaded off gp,
+   or, in a fixed-address object, its value as a constant.  */
+
+static void
+put_got_value (struct cursor *c, unsigned reg, uint32_t k)
+{
+  const struct new_got *g = &c->e->got;
+  uint32_t hi;
+  int32_t lo;
+
+  if (!c->e->fixed_address)
+    {
+      put (c, itype (OP_LW, REG_GP, reg, 4 * (g->n_old_local + k) - 0x7ff0));
+      return;
+    }
+  split_hi_lo (g->new_values[k], &hi, &lo);
+  put (c, itype (OP_LUI, 0, reg, hi));
+  put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
+}
+
 /* Write the run-time translation of the register of the indirect jump
    INSN with the scratch registers of SN: if it holds an address of the
    original code, replace it by the new address from the map.  The
@@ -4539,46 +4559,22 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   const struct emitter *e = c->e;
   const struct new_got *g = &e->got;
   unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
-  uint32_t start_off = 4 * (g->n_old_local + GOT_OLD_START (g)) - 0x7ff0;
-  uint32_t end_off = 4 * (g->n_old_local + GOT_OLD_END (g)) - 0x7ff0;
-  uint32_t map_off = 4 * (g->n_old_local + GOT_MAP (g)) - 0x7ff0;
   uint32_t hi;
   int32_t lo;
 
   put_spill (c, sn);
   /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
      r1 = x - start.  */
-  if (e->fixed_address)
-    {
-      split_hi_lo (e->old_end, &hi, &lo);
-      put (c, itype (OP_LUI, 0, r1, hi));
-      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
-    }
-  else
-    put (c, itype (OP_LW, REG_GP, r1, end_off));
+  put_got_value (c, r1, GOT_OLD_END (g));
   put (c, (x << 21) | (r1 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r1 */
   put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
-  if (e->fixed_address)
-    {
-      split_hi_lo (e->old_start, &hi, &lo);
-      put (c, itype (OP_LUI, 0, r2, hi));
-      put (c, itype (OP_ADDIU, r2, r2, (uint32_t) lo));
-    }
-  else
-    put (c, itype (OP_LW, REG_GP, r2, start_off));
+  put_got_value (c, r2, GOT_OLD_START (g));
   put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r2 */
   put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
   put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x23);	/* subu r1,x,r2 */
   /* x = the map's entry: the new address at link time, to which a
      loaded object adds its bias, start - the link-time start.  */
-  if (e->fixed_address)
-    {
-      split_hi_lo (g->new_values[GOT_MAP (g)], &hi, &lo);
-      put (c, itype (OP_LUI, 0, x, hi));
-      put (c, itype (OP_ADDIU, x, x, (uint32_t) lo));
-    }
-  else
-    put (c, itype (OP_LW, REG_GP, x, map_off));
+  put_got_value (c, x, GOT_MAP (g));
   put (c, addu (x, x, r1));
   put (c, itype (OP_LW, x, x, 0));
   if (e->fixed_address)
