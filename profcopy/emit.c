@@ -878,23 +878,20 @@ closed_calls (const struct narrowing *n, uint32_t *into)
    nops that nothing reaches (no branch, jump, call, fall-through or
    switch table), which code outside their function may not enter
    either (mark_entries).  They fall into the function after them but
-   never run, so they tell nothing of its registers.  False when out of
+   never run, so they tell nothing of its registers.  TABLES, N_TABLES:
+   the switch tables' edges (analysis_table_edges).  False when out of
    memory.  */
 
 static bool
-mark_padding (struct analysis *a)
+mark_padding (struct analysis *a, const struct cfg_edge *tables,
+	      size_t n_tables)
 {
   struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
   unsigned char *pad = calloc (cfg->n_blocks + 1, 1);
-  struct cfg_edge *tables = NULL;
-  size_t n_tables = 0;
 
-  if (pad == NULL || !analysis_table_edges (a, &tables, &n_tables))
-    {
-      free (pad);
-      return false;
-    }
+  if (pad == NULL)
+    return false;
   mark_entries (a, pad);
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
@@ -924,7 +921,6 @@ mark_padding (struct analysis *a)
   for (size_t i = 0; i < cfg->n_blocks; i++)
     if (pad[i])
       cfg->blocks[i].flags |= BLOCK_F_PADDING;
-  free (tables);
   free (pad);
   return true;
 }
@@ -949,8 +945,8 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
   ok = sites->into != NULL && sites->enters != NULL && n.narrow != NULL
        && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
-       && mark_padding (a) && find_narrowable (&n)
        && analysis_table_edges (a, &tables, &n_tables)
+       && mark_padding (a, tables, n_tables) && find_narrowable (&n)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
 			       tables, n_tables);
   free (tables);
@@ -2454,6 +2450,16 @@ snippet_data_reg (const struct snippet *p)
 	  : p->kind == COUNT_WINDOW ? p->regs[0] : p->regs[1]);
 }
 
+/* The register that holds the counter's base address in the increment
+   planned in P (put_llsc's R1).  */
+
+static unsigned
+snippet_base_reg (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? p->regs[1]
+	  : p->kind == COUNT_WINDOW ? REG_GP : p->regs[0]);
+}
+
 /* The register that the increment planned in P for E restores from
    its spill in the delay slot of its retry branch instead of a nop
    (put_snippet), or 0: an ll/sc increment that has nothing else for
@@ -2464,8 +2470,7 @@ snippet_data_reg (const struct snippet *p)
 static unsigned
 restore_in_slot (const struct emitter *e, const struct snippet *p)
 {
-  unsigned base = (p->kind == COUNT_PC ? p->regs[1]
-		   : p->kind == COUNT_WINDOW ? REG_GP : p->regs[0]);
+  unsigned base = snippet_base_reg (p);
   unsigned reg = 0;
 
   if (e->single || p->n_spill == 0 || p->hoist || p->skip)
@@ -2846,17 +2851,16 @@ static const struct insn *slot_fill (const struct emitter *e,
 static uint32_t insn_words (const struct emitter *e, long w,
 			    const struct insn *insn);
 
-/* The registers the increment planned in SN reads or writes, but for
-   the zero register.  */
+/* The registers the increment planned in SN reads or writes (gp, sp,
+   t9 and ra, which its ways to the counter read or bal writes, and its
+   own two), but for the zero register.  */
 
 static uint64_t
 snippet_uses (const struct snippet *sn)
 {
-  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA);
+  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA)
+		  | R (snippet_base_reg (sn)) | R (snippet_data_reg (sn));
 
-  for (int k = 0; k < (sn->kind == COUNT_PC ? 3
-		       : sn->kind == COUNT_WINDOW ? 1 : 2); k++)
-    used |= R (sn->regs[k]);
   return used & ~R (0);
 }
 
@@ -3755,6 +3759,7 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 	    const struct insn *insn = &code->sections[s].insns[i];
 	    long w = (long) (e->section_base[s] + i);
 	    int64_t off;
+	    struct count_plan *jp;
 
 	    if (e->long_kind[w] != LONG_NONE
 		|| (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
@@ -3768,12 +3773,11 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 		   - (int64_t) (e->insn_new[w] + 4)) / 4;
 	    if (off >= -32768 && off <= 32767)
 	      continue;
-	    if (jump_plan (e, insn) != NULL)
+	    if ((jp = jump_plan (e, insn)) != NULL)
 	      {
 		/* The increment's branch-likely does not reach: the
 		   branch stays, and gets a long form if it needs one.  */
-		struct count_plan *p = jump_plan (e, insn);
-		p->s.jump = p->s.skip = false;
+		jp->s.jump = jp->s.skip = false;
 		e->n_jumps--;
 		changed = true;
 		continue;
@@ -3949,7 +3953,7 @@ static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
    once, only on the way out, so it need not be one that may run again
    (2 more words, never run).  A carry (once in 2^32 counts) goes out
    of line to the island put_island writes: it retries if the store of
-   the zero failed, else increments the high word and comes back to the
+   the zero failed, else increments the high word and comes back to
    the branch after the store, with R2 = 1 as after a store that
    succeeded.
    A single-thread increment (--counter-update=single) is lw, addiu,

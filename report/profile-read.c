@@ -138,7 +138,7 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
   if (derive_size != 0)
     {
       if (derive_size < 12)
-	return read_error (errmsg, "object %u: bad derivation table", index);
+	goto bad_table;
       n_vertices = get32 (be, derive);
       n_links = get32 (be, derive + 4);
       rule = derive + 12;
@@ -148,15 +148,13 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
 	  || get32 (be, derive + 8) != n_edges
 	  || derive_size != 12 + 4 * (uint64_t) n + 8 * (uint64_t) n_links
 			    + 8 * (uint64_t) n_edges)
-	return read_error (errmsg, "object %u: bad derivation table", index);
+	goto bad_table;
       for (size_t k = 0; k < 2 * ((size_t) n_links + n_edges); k++)
 	if (get32 (be, links + 4 * k) >= n_vertices)
-	  return read_error (errmsg, "object %u: bad derivation table",
-			     index);
+	  goto bad_table;
       for (uint32_t b = 0; b < n; b++)
 	if (get32 (be, rule + 4 * b) > 2 * (uint64_t) n_vertices)
-	  return read_error (errmsg, "object %u: bad derivation table",
-			     index);
+	  goto bad_table;
     }
   else if (n_edges != 0)
     return read_error (errmsg, "object %u: counted edges without a"
@@ -203,6 +201,9 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
     }
   free (acc);
   return true;
+
+ bad_table:
+  return read_error (errmsg, "object %u: bad derivation table", index);
 }
 
 /* Decode the object record at DATA + OFF (SIZE bytes in all) of a file

@@ -403,7 +403,6 @@ raw_munmap (void *p, size_t len)
 #endif
 }
 
-
 /* If the LEN bytes at link-time address ADDR lie inside one PT_LOAD of
    the PHNUM program headers PHDR, return true and, if END is not NULL,
    set *END to the link-time end of that segment.  No libc call.  */
@@ -601,7 +600,6 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
   return true;
 }
 
-
 /* Copy every counter of every profiled object of the process into new
    private pages and return them, or NULL if nothing is profiled or the
    pages cannot be had.  No libc function is called (the test suite's
@@ -754,7 +752,6 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
     }
   return 0;
 }
-
 
 /* The state of one pass over the loaded objects.  */
 struct pass
