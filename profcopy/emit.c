@@ -53,6 +53,7 @@
 #define OP_BNEL		0x15
 #define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
+#define OP_ORI		0x0d
 #define OP_LUI		0x0f
 #define OP_LW		0x23
 #define OP_SW		0x2b
@@ -1843,40 +1844,43 @@ free_scratch (const struct emitter *e, uint64_t live, uint32_t at)
 }
 
 /* Plan the increment of SNIPPET on the way into the block at TARGET,
-   with gp valid or not (GP).  */
+   with gp valid or not (GP), with EXTRA more scratch registers than an
+   increment's, none of them in AVOID.  */
 
 static void
 plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
-		   bool gp)
+		   bool gp, unsigned extra, uint64_t avoid)
 {
   const struct block *t = cfg_block_at (&e->a->cfg, target);
   uint64_t dead = t != NULL ? free_scratch (e, t->live_in, target) : 0;
+  unsigned need = LLSC_REGS + extra;
 
+  dead &= ~avoid;
   if (e->fixed_address)
     {
       sn->kind = COUNT_ABS;
-      choose_regs (sn, dead, LLSC_REGS, 0, 0);
+      choose_regs (sn, dead, need, 0, avoid);
     }
   else if (gp)
     {
       sn->kind = COUNT_GP;
-      choose_regs (sn, dead, LLSC_REGS, 0, 0);
+      choose_regs (sn, dead, need, 0, avoid);
     }
-  else if (keep_t9 (e, target) != 0 && popcount64 (dead) >= LLSC_REGS)
+  else if (keep_t9 (e, target) != 0 && (unsigned) popcount64 (dead) >= need)
     {
       sn->kind = COUNT_T9;
-      choose_regs (sn, dead, LLSC_REGS, 0, R (REG_T9));
+      choose_regs (sn, dead, need, 0, avoid | R (REG_T9));
     }
   else if (t != NULL && e->gp_saved[emit_word_index (e, t->start)] >= 0)
     {
       sn->kind = COUNT_SAVED_GP;
       sn->saved_gp = e->gp_saved[emit_word_index (e, t->start)];
-      choose_regs (sn, dead, LLSC_REGS, 0, 0);
+      choose_regs (sn, dead, need, 0, avoid);
     }
   else
     {
       sn->kind = COUNT_PC;
-      choose_regs (sn, dead, LLSC_REGS + 1, REG_RA, 0);
+      choose_regs (sn, dead, need + 1, REG_RA, avoid);
     }
 }
 
@@ -1909,8 +1913,8 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
   p->has_fall = ctl->kind == INSN_BRANCH;
   p->has_taken = true;
   if (p->has_fall)
-    plan_edge_snippet (e, &p->s, b->end, gp);
-  plan_edge_snippet (e, &p->taken, ctl->target, gp);
+    plan_edge_snippet (e, &p->s, b->end, gp, 0, 0);
+  plan_edge_snippet (e, &p->taken, ctl->target, gp, 0, 0);
   return true;
 }
 
@@ -2401,7 +2405,8 @@ assign_window (struct emitter *e)
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       const struct count_plan *p = &e->plans[i];
-      if (e->derive.measured[i] && !p->edge && p->s.kind == COUNT_GP)
+      if (e->derive.measured[i] && !p->edge && !p->iv
+	  && p->s.kind == COUNT_GP)
 	cand[n_cand++] = (uint32_t) i;
     }
   window_weight = e->derive.weight;
@@ -2500,6 +2505,21 @@ snippet_words (const struct emitter *e, const struct snippet *p)
   if (restore_in_slot (e, p) != 0)
     n -= 1;
   return n;
+}
+
+/* Words of the way out of the loop planned in P for E (put_loop_exit):
+   the way to the counter, the difference, the addition and the carry
+   into the high word.  */
+
+static uint32_t
+loop_exit_words (const struct emitter *e, const struct count_plan *p)
+{
+  uint32_t n = (p->s.kind == COUNT_PC ? 3
+		: p->s.kind == COUNT_T9 || p->s.kind == COUNT_SAVED_GP ? 2
+		: 1);
+
+  n += 1 + (p->iv_shift != 0) + (p->iv_inverse != 0 ? 4 : 0);
+  return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
 }
 
 /* The new GOT entry that holds the new address of the original code
@@ -2914,6 +2934,7 @@ count_plans (struct emitter *e)
   e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
   e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
   e->n_hoisted = e->n_skipped = e->n_count_saved_gp = e->n_jumps = 0;
+  e->n_loops = 0;
   e->n_edge_counters = e->derive.n_edges;
   e->n_edge_window = 0;
   for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
@@ -2929,6 +2950,11 @@ count_plans (struct emitter *e)
       if (p->derived)
 	{
 	  e->n_derived++;
+	  continue;
+	}
+      if (p->iv)
+	{
+	  e->n_loops++;
 	  continue;
 	}
       e->n_edge += p->edge;
@@ -3038,6 +3064,138 @@ run_estimate (void *arg)
   return NULL;
 }
 
+/* Longest loop block plan_loop takes (words): its branch back must
+   reach with room to spare.  */
+#define LOOP_WORDS	256
+
+/* True if INSN may fault on an address below its base register: a load
+   or store of the user's memory (not pref or cache, which never
+   fault).  */
+
+static bool
+faulting_access (const struct insn *insn)
+{
+  return (insn->flags & (INSN_F_LOAD | INSN_F_STORE)) != 0
+	 && insn->op >= 0x20 && insn->op != 0x2f && insn->op != 0x33;
+}
+
+/* If block B is a loop of its own (its conditional branch goes back to
+   its start, its fall-through leaves) that steps an induction register
+   by a power of two, plan P to count it by that register instead of an
+   increment per turn: on the way in, copy the register into one dead
+   in the whole loop; on the way out, add the difference, shifted, to
+   the counter.  A turn costs nothing then, a visit about a dozen
+   instructions.
+
+   The count is exact when the difference fits 32 bits: the register is
+   the base of a load or store in the block, so its values over one
+   visit are addresses that the program reads or writes, and n turns
+   stepping by 2^k sweep n * 2^k bytes, which a visit cannot do beyond
+   2^31 without touching the kernel's half of the address space (which
+   faults).  The block makes no call, system call or trap, so control
+   leaves it only by its fall-through, or by a signal whose handler
+   does not come back (that visit's turns are then not counted).
+   Neither of the branch's edges may have a counter (the copy lives
+   across the branch back), which makes derive.c count the block.
+   False, P unchanged, when B is no such loop or its way out lacks
+   dead registers.  */
+
+static bool
+plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *next = b + 1;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  uint64_t used = 0, based = 0, stepped = 0, dead;
+  uint32_t writers[32] = { 0 };
+  int32_t step[32] = { 0 };
+  unsigned reg = 0, save = 0, shift;
+  uint32_t size, inverse;
+  struct snippet sn;
+  bool gp;
+
+  if (p->edge || ctl == NULL || slot == NULL || ctl->kind != INSN_BRANCH
+      || (ctl->flags & (INSN_F_LIKELY | INSN_F_COND))
+      || ctl->target != b->start || b->n_succ != 2
+      || (b->flags & (BLOCK_F_SLOT_ENTRY | BLOCK_F_INVALID))
+      || b->end - b->start > 4 * LOOP_WORDS
+      || (size_t) (b - cfg->blocks) + 1 >= cfg->n_blocks
+      || next->start != b->end || next->func != b->func
+      || cfg->funcs[b->func].entry == b->start)
+    return false;
+  for (uint32_t at = b->start; at < b->end; at += 4)
+    {
+      const struct insn *insn = code_insn_at (code, at);
+      long w = emit_word_index (e, at);
+      if (insn == NULL || w < 0 || e->in_llsc[w] || e->probe[w] != 0
+	  || e->gotref_slot[w] != 0
+	  || (insn->flags & INSN_F_TRAP)
+	  || (insn != ctl && insn->kind != INSN_OTHER)
+	  || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL))
+	return false;
+      used |= insn->reads | insn->writes;
+      for (unsigned r = 1; r < 32; r++)
+	if (insn->writes & R (r))
+	  writers[r]++;
+      if (insn->op == OP_ADDIU && insn->rs == insn->rt && insn->rt != 0
+	  && insn->imm != 0)
+	{
+	  stepped |= R (insn->rt);
+	  step[insn->rt] = insn->imm;
+	}
+      if (faulting_access (insn))
+	based |= R (insn->rs);
+    }
+  /* The induction register: written only by its step, the base of an
+     access.  */
+  for (unsigned r = 1; r < 32 && reg == 0; r++)
+    if ((stepped & based & R (r)) && writers[r] == 1 && r != REG_GP
+	&& r != REG_SP && r != 26 && r != 27)
+      reg = r;
+  if (reg == 0)
+    return false;
+  /* The copy: dead on the way in and out, untouched by the loop, not t9
+     (a counter may count through it) nor ra (bal).  */
+  dead = free_scratch (e, b->live_in | next->live_in, b->start)
+	 & ~used & ~R (REG_T9) & ~R (REG_RA);
+  for (size_t i = 0; i < sizeof scratch_order && save == 0; i++)
+    if (dead & R (scratch_order[i]))
+      save = scratch_order[i];
+  if (save == 0)
+    return false;
+  memset (&sn, 0, sizeof sn);
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
+  plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
+  if (sn.n_spill > 0)
+    return false;
+  size = (uint32_t) (step[reg] > 0 ? step[reg] : -step[reg]);
+  shift = 0;
+  while (!(size & 1))
+    {
+      size >>= 1;
+      shift++;
+    }
+  /* Dividing by an odd step is multiplying by its inverse (modulo
+     2^32: the difference is a multiple of the step), in HI and LO.  */
+  if (size != 1 && (next->live_in & (R (REG_HI) | R (REG_LO))))
+    return false;
+  inverse = size;
+  for (int i = 0; i < 5; i++)
+    inverse *= 2 - size * inverse;
+  p->s = sn;
+  p->at = b->start;
+  p->iv = true;
+  p->iv_reg = (uint8_t) reg;
+  p->iv_save = (uint8_t) save;
+  p->iv_down = step[reg] < 0;
+  p->iv_shift = (uint8_t) shift;
+  p->iv_inverse = size != 1 ? inverse : 0;
+  return true;
+}
+
 /* Plan the increment of every block of E (the part of emit_plan
    before the choice of the counted blocks); the cost of each in words
    goes in COST.  */
@@ -3053,6 +3211,11 @@ plan_blocks (struct emitter *e, uint32_t *cost, char **errmsg)
       if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
 	return false;
       cost[i] = snippet_words (e, &p->s);
+      if (e->edge_ok != NULL && plan_loop (e, &a->cfg.blocks[i], p))
+	{
+	  e->edge_ok[i] = 0;
+	  continue;
+	}
       if (p->edge)
 	cost[i] += snippet_words (e, &p->taken) + 4;
       /* The count at the block's end would run on the fall-through
@@ -3086,14 +3249,14 @@ plan_branch_edges (struct emitter *e, size_t i)
     {
       p->count_taken = true;
       p->taken_counter = (uint32_t) (n + e->derive.taken_edge[i] - 1);
-      plan_edge_snippet (e, &p->taken_s, ctl->target, gp);
+      plan_edge_snippet (e, &p->taken_s, ctl->target, gp, 0, 0);
       e->invert[emit_word_index (e, ctl->addr)] = 1;
     }
   if (e->derive.fall_edge[i] != 0)
     {
       p->count_fall = true;
       p->fall_counter = (uint32_t) (n + e->derive.fall_edge[i] - 1);
-      plan_edge_snippet (e, &p->fall_s, b->end, gp);
+      plan_edge_snippet (e, &p->fall_s, b->end, gp, 0, 0);
     }
 }
 
@@ -3499,10 +3662,12 @@ layout_pass (struct emitter *e)
 	  layout_probe_site (e, ws, &pc, &last_stub, false);
 	  e->past_probe[ws] = pc;
 	}
+      if (p->iv)
+	pc += 4;
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
-	  if (at == p->at && !p->edge && !p->derived && p->s.jump
+	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump
 	      && e->single)
 	    {
 	      /* The branch's slot instruction, the increment, its test
@@ -3516,7 +3681,7 @@ layout_pass (struct emitter *e)
 	      e->insn_new[w] = pc - 4 * 6;
 	      break;
 	    }
-	  if (at == p->at && !p->edge && !p->derived)
+	  if (at == p->at && !p->edge && !p->derived && !p->iv)
 	    {
 	      pc += 4 * snippet_words (e, &p->s);
 	      island_add (&isl, pc);
@@ -3576,6 +3741,14 @@ layout_pass (struct emitter *e)
 	  pc += 4 * snippet_words (e, &p->taken);
 	  island_add (&isl, pc);
 	  pc += 4 * 2;
+	}
+      else if (p->iv)
+	{
+	  /* The branch back goes past the copy.  */
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  e->retarget[emit_word_index (e, ctl->addr)] = e->insn_new[ws];
+	  pc += 4 * loop_exit_words (e, p);
 	}
       else if (p->at == b->end && !p->derived)
 	{
@@ -4240,6 +4413,110 @@ put_snippet (struct cursor *c, size_t index, size_t block,
   put_unspill (c, p, done);
   /* The layout notes the increment where the snippet ends.  */
   island_add (&c->isl, c->pc);
+}
+
+/* Encode the R-type instruction FUNCT with RS, RT, RD and shift SA.  */
+
+static uint32_t
+rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
+{
+  return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
+}
+
+#define FUNCT_SRL	0x02
+#define FUNCT_MFLO	0x12
+#define FUNCT_MULTU	0x19
+#define FUNCT_SUBU	0x23
+#define FUNCT_SLTU	0x2b
+
+/* Write the way out of the loop of block BLOCK planned in P: the turns
+   taken since the copy (the induction register's difference from it,
+   shifted) added to the 64-bit counter BLOCK, atomically unless
+   --counter-update=single; a carry out of the low word (sltu) goes
+   into the high word.  */
+
+static void
+put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
+{
+  const struct emitter *e = c->e;
+  const struct snippet *sn = &p->s;
+  uint32_t counter = e->counters + 8 * (uint32_t) block;
+  uint32_t chunk = (8 * (uint32_t) block) >> 16;
+  uint32_t slot = e->got.n_old_local + chunk;
+  unsigned k = sn->kind == COUNT_PC ? 1 : 0;
+  unsigned r1 = sn->regs[k], r2 = sn->regs[k + 1], carry = sn->regs[k + 2];
+  unsigned d = p->iv_save;
+  uint32_t hi, retry, high;
+  int32_t lo = (int32_t) (8 * (uint32_t) block - (chunk << 16)) - 0x8000;
+
+  switch (sn->kind)
+    {
+    case COUNT_GP:
+      put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
+      break;
+    case COUNT_SAVED_GP:
+      put (c, itype (OP_LW, REG_SP, r1, (uint32_t) sn->saved_gp));
+      put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
+      break;
+    case COUNT_T9:
+      {
+	const struct cfg *cfg = &e->a->cfg;
+	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
+	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
+	put (c, itype (OP_LUI, 0, r1, hi));
+	put (c, addu (r1, r1, REG_T9));
+      }
+      break;
+    case COUNT_ABS:
+      split_hi_lo (counter, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r1, hi));
+      break;
+    case COUNT_PC:
+      /* bal lands on the addu.  */
+      split_hi_lo (counter - (c->pc + 8), &hi, &lo);
+      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put (c, addu (r1, r1, REG_RA));
+      break;
+    default:
+      c->failed = true;
+      return;
+    }
+  if (p->iv_down)
+    put (c, rtype (FUNCT_SUBU, d, p->iv_reg, d, 0));
+  else
+    put (c, rtype (FUNCT_SUBU, p->iv_reg, d, d, 0));
+  if (p->iv_shift != 0)
+    put (c, rtype (FUNCT_SRL, 0, d, d, p->iv_shift));
+  if (p->iv_inverse != 0)
+    {
+      put (c, itype (OP_LUI, 0, r2, p->iv_inverse >> 16));
+      put (c, itype (OP_ORI, r2, r2, p->iv_inverse & 0xffff));
+      put (c, rtype (FUNCT_MULTU, d, r2, 0, 0));
+      put (c, rtype (FUNCT_MFLO, 0, 0, d, 0));
+    }
+  retry = c->pc;
+  put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
+  put (c, addu (r2, r2, d));
+  put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
+  put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
+  if (!e->single)
+    {
+      put (c, itype (OP_BEQ, r2, 0, (retry - (c->pc + 4)) / 4));
+      put (c, 0);
+    }
+  /* The high word through r1 + 4 (LO + 4 may not fit 16 bits).  */
+  put (c, itype (OP_BEQ, carry, 0, e->single ? 4 : 6));
+  put (c, itype (OP_ADDIU, r1, r1, 4));
+  high = c->pc;
+  put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
+  put (c, itype (OP_ADDIU, r2, r2, 1));
+  put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
+  if (!e->single)
+    {
+      put (c, itype (OP_BEQ, r2, 0, (high - (c->pc + 4)) / 4));
+      put (c, 0);
+    }
 }
 
 /* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
@@ -4907,11 +5184,13 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  e->n_probes++;
 	  e->n_probe_stubs += e->probe_new_stub[ws];
 	}
+      if (p->iv)
+	put (&c, addu (p->iv_save, p->iv_reg, 0));
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
 	  long w = emit_word_index (e, at);
-	  if (at == p->at && !p->edge && !p->derived && p->s.jump)
+	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump)
 	    {
 	      /* Leave by the branch: to its target, with its slot (first,
 		 for a single-thread increment).  */
@@ -4927,7 +5206,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 		}
 	      break;
 	    }
-	  if (at == p->at && !p->edge && !p->derived)
+	  if (at == p->at && !p->edge && !p->derived && !p->iv)
 	    {
 	      put_snippet (&c, i, i, &p->s,
 			   p->s.hoist || p->s.skip ? insn : NULL, 0);
@@ -4955,6 +5234,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	}
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
 	goto done;
+      if (p->iv)
+	put_loop_exit (&c, i, p);
       if (!p->edge && !p->derived && p->at == b->end)
 	put_snippet (&c, i, i, &p->s, NULL, 0);
       if ((p->count_taken || p->count_fall)

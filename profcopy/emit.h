@@ -94,6 +94,17 @@ struct count_plan
   bool count_taken, count_fall;
   uint32_t taken_counter, fall_counter;	/* Counter indices.  */
   struct snippet taken_s, fall_s;
+  /* A loop of one block counted by its induction register (plan_loop):
+     on the way in, IV_SAVE (dead throughout) takes a copy of IV_REG,
+     which the block steps by plus or minus (minus with IV_DOWN) an odd
+     number times 1 << IV_SHIFT; IV_INVERSE is the odd number's inverse
+     modulo 2^32 when it is not 1, else 0.  On the way out, after the
+     fall-through of its branch, the steps taken are added to the
+     counter by S, whose registers are r1, r2 and the carry's (after ra
+     for COUNT_PC).  AT is the block's start.  */
+  bool iv, iv_down;
+  uint8_t iv_reg, iv_save, iv_shift;
+  uint32_t iv_inverse;
 };
 
 /* How a direct branch that cannot reach its new target is written.  */
@@ -202,6 +213,7 @@ struct emitter
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
   size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
   size_t n_jumps;		/* Of the skipped, those in place of a b.  */
+  size_t n_loops;		/* Counted by their induction register.  */
   size_t n_edge_window;
   size_t n_derived;
   size_t n_long_calls;
