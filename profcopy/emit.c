@@ -4310,6 +4310,59 @@ put_island (struct cursor *c, bool over)
   c->isl.n = 0;
 }
 
+/* Write the way to counter INDEX planned in P (for code of block
+   BLOCK, whose function's entry t9 may hold) into P's base register,
+   sp lowered by 16 when P saved registers; the counter's low word is
+   then at *LO off it.  Not for COUNT_WINDOW, whose base is gp.  */
+
+static void
+put_counter_base (struct cursor *c, size_t index, size_t block,
+		  const struct snippet *p, int32_t *lo)
+{
+  const struct emitter *e = c->e;
+  uint32_t counter = e->counters + 8 * (uint32_t) index;
+  uint32_t chunk = (8 * (uint32_t) index) >> 16;
+  uint32_t slot = e->got.n_old_local + chunk;
+  unsigned r1 = snippet_base_reg (p);
+  uint32_t hi;
+
+  *lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
+  switch (p->kind)
+    {
+    case COUNT_GP:
+      put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
+      break;
+    case COUNT_SAVED_GP:
+      put (c, itype (OP_LW, REG_SP, r1,
+		     (uint32_t) (p->saved_gp + (p->n_spill > 0 ? 16 : 0))));
+      put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
+      break;
+    case COUNT_T9:
+      {
+	const struct cfg *cfg = &e->a->cfg;
+	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
+	split_hi_lo (counter - emit_map (e, f->entry), &hi, lo);
+	put (c, itype (OP_LUI, 0, r1, hi));
+	put (c, addu (r1, r1, REG_T9));
+      }
+      break;
+    case COUNT_ABS:
+      split_hi_lo (counter, &hi, lo);
+      put (c, itype (OP_LUI, 0, r1, hi));
+      break;
+    case COUNT_PC:
+      /* bal lands on the addu, which is the counter's base.  */
+      split_hi_lo (counter - (c->pc + 8), &hi, lo);
+      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put (c, addu (r1, r1, REG_RA));
+      break;
+    default:
+      c->failed = true;
+      break;
+    }
+}
+
 /* Write the increment of counter INDEX planned in P, in the code of
    block BLOCK (whose function's entry t9 may hold), with HOIST in its
    delay slot (put_llsc's FILL; may be NULL); in P's skip form, or in
@@ -4322,9 +4375,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 {
   bool skip = p->skip || skip_to != 0;
   const struct emitter *e = c->e;
-  uint32_t counter = e->counters + 8 * (uint32_t) index;
-  unsigned r1, r2, done = 0;
-  uint32_t hi;
+  unsigned done = 0;
   int32_t lo;
 
   put_spill (c, p);
@@ -4337,77 +4388,20 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	if (p->spill[i] == done)
 	  c->slot_word = itype (OP_LW, REG_SP, done, 4 * i);
     }
-  switch (p->kind)
+  if (p->kind == COUNT_WINDOW)
     {
-    case COUNT_GP:
-      {
-	uint32_t chunk = (8 * (uint32_t) index) >> 16;
-	uint32_t slot = e->got.n_old_local + chunk;
-	r1 = p->regs[0];
-	r2 = p->regs[1];
-	put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
-	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
-      }
-      break;
-    case COUNT_SAVED_GP:
-      {
-	uint32_t chunk = (8 * (uint32_t) index) >> 16;
-	uint32_t slot = e->got.n_old_local + chunk;
-	r1 = p->regs[0];
-	r2 = p->regs[1];
-	/* The spill lowered sp by 16.  */
-	put (c, itype (OP_LW, REG_SP, r1,
-		       (uint32_t) (p->saved_gp + (p->n_spill > 0 ? 16 : 0))));
-	put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
-	lo = (int32_t) (8 * (uint32_t) index - (chunk << 16)) - 0x8000;
-	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
-      }
-      break;
-    case COUNT_WINDOW:
-      {
-	int32_t off = (int32_t) (e->window + 8 * (uint32_t) e->window_slot[index]
-				 - e->got.gp);
-	if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
-	  {
-	    c->failed = true;
-	    break;
-	  }
+      int32_t off = (int32_t) (e->window + 8 * (uint32_t) e->window_slot[index]
+			       - e->got.gp);
+      if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
+	c->failed = true;
+      else
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
-      }
-      break;
-    case COUNT_T9:
-      {
-	const struct cfg *cfg = &e->a->cfg;
-	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
-	r1 = p->regs[0];
-	r2 = p->regs[1];
-	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
-	put (c, itype (OP_LUI, 0, r1, hi));
-	put (c, addu (r1, r1, REG_T9));
-	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
-      }
-      break;
-    case COUNT_ABS:
-      r1 = p->regs[0];
-      r2 = p->regs[1];
-      split_hi_lo (counter, &hi, &lo);
-      put (c, itype (OP_LUI, 0, r1, hi));
-      put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
-      break;
-    default:
-      {
-	/* regs[0] is ra.  bal lands on the addu, which is P.  */
-	uint32_t here = c->pc + 8;
-	r1 = p->regs[1];
-	r2 = p->regs[2];
-	split_hi_lo (counter - here, &hi, &lo);
-	put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
-	put (c, itype (OP_LUI, 0, r1, hi));
-	put (c, addu (r1, r1, REG_RA));
-	put_llsc (c, r1, r2, lo, hoist, skip, skip_to);
-      }
-      break;
+    }
+  else
+    {
+      put_counter_base (c, index, block, p, &lo);
+      put_llsc (c, snippet_base_reg (p), snippet_data_reg (p), lo, hoist,
+		skip, skip_to);
     }
   c->slot_word = 0;
   put_unspill (c, p, done);
@@ -4440,48 +4434,15 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
 {
   const struct emitter *e = c->e;
   const struct snippet *sn = &p->s;
-  uint32_t counter = e->counters + 8 * (uint32_t) block;
-  uint32_t chunk = (8 * (uint32_t) block) >> 16;
-  uint32_t slot = e->got.n_old_local + chunk;
-  unsigned k = sn->kind == COUNT_PC ? 1 : 0;
-  unsigned r1 = sn->regs[k], r2 = sn->regs[k + 1], carry = sn->regs[k + 2];
+  unsigned r1 = snippet_base_reg (sn), r2 = snippet_data_reg (sn);
+  unsigned carry = sn->regs[sn->kind == COUNT_PC ? 3 : 2];
   unsigned d = p->iv_save;
-  uint32_t hi, retry, high;
-  int32_t lo = (int32_t) (8 * (uint32_t) block - (chunk << 16)) - 0x8000;
+  uint32_t retry, high;
+  int32_t lo;
 
-  switch (sn->kind)
-    {
-    case COUNT_GP:
-      put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
-      break;
-    case COUNT_SAVED_GP:
-      put (c, itype (OP_LW, REG_SP, r1, (uint32_t) sn->saved_gp));
-      put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
-      break;
-    case COUNT_T9:
-      {
-	const struct cfg *cfg = &e->a->cfg;
-	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
-	split_hi_lo (counter - emit_map (e, f->entry), &hi, &lo);
-	put (c, itype (OP_LUI, 0, r1, hi));
-	put (c, addu (r1, r1, REG_T9));
-      }
-      break;
-    case COUNT_ABS:
-      split_hi_lo (counter, &hi, &lo);
-      put (c, itype (OP_LUI, 0, r1, hi));
-      break;
-    case COUNT_PC:
-      /* bal lands on the addu.  */
-      split_hi_lo (counter - (c->pc + 8), &hi, &lo);
-      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
-      put (c, itype (OP_LUI, 0, r1, hi));
-      put (c, addu (r1, r1, REG_RA));
-      break;
-    default:
-      c->failed = true;
-      return;
-    }
+  put_counter_base (c, block, block, sn, &lo);
+  if (c->failed)
+    return;
   if (p->iv_down)
     put (c, rtype (FUNCT_SUBU, d, p->iv_reg, d, 0));
   else
