@@ -60,8 +60,13 @@
 #define OP_LL		0x30
 #define OP_SC		0x38
 #define REGIMM_BGEZAL	0x11
-#define FUNCT_ADDU	0x21
+#define FUNCT_SRL	0x02
 #define FUNCT_SYSCALL	0x0c
+#define FUNCT_MFLO	0x12
+#define FUNCT_MULTU	0x19
+#define FUNCT_ADDU	0x21
+#define FUNCT_SUBU	0x23
+#define FUNCT_SLTU	0x2b
 
 #define ADDU_GP_GP_T9	0x0399e021u
 #define ADDU_GP_GP_RA	0x039fe021u
@@ -101,6 +106,14 @@ static uint32_t
 itype (unsigned op, unsigned rs, unsigned rt, uint32_t imm)
 {
   return (op << 26) | (rs << 21) | (rt << 16) | (imm & 0xffff);
+}
+
+/* Encode the R-type instruction FUNCT with RS, RT, RD and shift SA.  */
+
+static uint32_t
+rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
+{
+  return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
 }
 
 static uint32_t
@@ -2488,15 +2501,23 @@ restore_in_slot (const struct emitter *e, const struct snippet *p)
   return reg;
 }
 
+/* Words of the way to the counter of the snippet planned in P
+   (put_counter_base; none off gp in the window).  */
+
+static uint32_t
+base_words (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? 3
+	  : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP ? 2
+	  : p->kind == COUNT_WINDOW ? 0 : 1);
+}
+
 /* Words of the snippet planned in P for E.  */
 
 static uint32_t
 snippet_words (const struct emitter *e, const struct snippet *p)
 {
-  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS)
-	       + (p->kind == COUNT_PC ? 3
-			     : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP
-			     ? 2 : p->kind == COUNT_WINDOW ? 0 : 1);
+  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS) + base_words (p);
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
@@ -2514,11 +2535,9 @@ snippet_words (const struct emitter *e, const struct snippet *p)
 static uint32_t
 loop_exit_words (const struct emitter *e, const struct count_plan *p)
 {
-  uint32_t n = (p->s.kind == COUNT_PC ? 3
-		: p->s.kind == COUNT_T9 || p->s.kind == COUNT_SAVED_GP ? 2
-		: 1);
+  uint32_t n = base_words (&p->s) + 1 + (p->iv_shift != 0)
+	       + (p->iv_inverse != 0 ? 4 : 0);
 
-  n += 1 + (p->iv_shift != 0) + (p->iv_inverse != 0 ? 4 : 0);
   return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
 }
 
@@ -3081,16 +3100,16 @@ faulting_access (const struct insn *insn)
 
 /* If block B is a loop of its own (its conditional branch goes back to
    its start, its fall-through leaves) that steps an induction register
-   by a power of two, plan P to count it by that register instead of an
+   by a constant, plan P to count it by that register instead of an
    increment per turn: on the way in, copy the register into one dead
-   in the whole loop; on the way out, add the difference, shifted, to
-   the counter.  A turn costs nothing then, a visit about a dozen
-   instructions.
+   in the whole loop; on the way out, add the difference divided by the
+   step to the counter.  A turn costs nothing then, a visit about a
+   dozen instructions.
 
    The count is exact when the difference fits 32 bits: the register is
    the base of a load or store in the block, so its values over one
    visit are addresses that the program reads or writes, and n turns
-   stepping by 2^k sweep n * 2^k bytes, which a visit cannot do beyond
+   stepping by s sweep n * |s| bytes, which a visit cannot do beyond
    2^31 without touching the kernel's half of the address space (which
    faults).  The block makes no call, system call or trap, so control
    leaves it only by its fall-through, or by a signal whose handler
@@ -3149,7 +3168,7 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
 	based |= R (insn->rs);
     }
   /* The induction register: written only by its step, the base of an
-     access.  */
+     access; not gp, sp, k0 or k1.  */
   for (unsigned r = 1; r < 32 && reg == 0; r++)
     if ((stepped & based & R (r)) && writers[r] == 1 && r != REG_GP
 	&& r != REG_SP && r != 26 && r != 27)
@@ -4409,20 +4428,6 @@ put_snippet (struct cursor *c, size_t index, size_t block,
   island_add (&c->isl, c->pc);
 }
 
-/* Encode the R-type instruction FUNCT with RS, RT, RD and shift SA.  */
-
-static uint32_t
-rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
-{
-  return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
-}
-
-#define FUNCT_SRL	0x02
-#define FUNCT_MFLO	0x12
-#define FUNCT_MULTU	0x19
-#define FUNCT_SUBU	0x23
-#define FUNCT_SLTU	0x2b
-
 /* Write the way out of the loop of block BLOCK planned in P: the turns
    taken since the copy (the induction register's difference from it,
    shifted) added to the 64-bit counter BLOCK, atomically unless
@@ -4437,7 +4442,7 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   unsigned r1 = snippet_base_reg (sn), r2 = snippet_data_reg (sn);
   unsigned carry = sn->regs[sn->kind == COUNT_PC ? 3 : 2];
   unsigned d = p->iv_save;
-  uint32_t retry, high;
+  uint32_t retry, high, off;
   int32_t lo;
 
   put_counter_base (c, block, block, sn, &lo);
@@ -4461,9 +4466,9 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   put (c, addu (r2, r2, d));
   put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
   put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
-  if (!e->single)
+  if (!e->single && branch_offset (c, c->pc, retry, &off))
     {
-      put (c, itype (OP_BEQ, r2, 0, (retry - (c->pc + 4)) / 4));
+      put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
     }
   /* The high word through r1 + 4 (LO + 4 may not fit 16 bits).  */
@@ -4473,9 +4478,9 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
-  if (!e->single)
+  if (!e->single && branch_offset (c, c->pc, high, &off))
     {
-      put (c, itype (OP_BEQ, r2, 0, (high - (c->pc + 4)) / 4));
+      put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
     }
 }
@@ -4808,12 +4813,12 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
      r1 = x - start.  */
   put_got_value (c, r1, GOT_OLD_END (g));
-  put (c, (x << 21) | (r1 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r1 */
+  put (c, rtype (FUNCT_SLTU, x, r1, r1, 0));
   put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
   put_got_value (c, r2, GOT_OLD_START (g));
-  put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x2b);	/* sltu r1,x,r2 */
+  put (c, rtype (FUNCT_SLTU, x, r2, r1, 0));
   put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
-  put (c, (x << 21) | (r2 << 16) | (r1 << 11) | 0x23);	/* subu r1,x,r2 */
+  put (c, rtype (FUNCT_SUBU, x, r2, r1, 0));
   /* x = the map's entry: the new address at link time, to which a
      loaded object adds its bias, start - the link-time start.  */
   put_got_value (c, x, GOT_MAP (g));
