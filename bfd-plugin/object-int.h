@@ -38,11 +38,12 @@ enum object_open_level
   /* Header checks, segments, sections and the dynamic section: enough
      for the library search to follow DT_NEEDED.  */
   OBJECT_OPEN_DYNAMIC,
-  /* Everything object.h promises, BFD included.  */
+  /* Everything object.h promises but the BFD (object-bfd.c opens
+     that).  */
   OBJECT_OPEN_FULL
 };
 
-/* The worker behind object_open; see object.h.  */
+/* The worker behind object_open and object_read; see object.h.  */
 bool object_open_1 (const char *path, struct mips_object *obj,
 		    enum object_open_level level, char **errmsg);
 

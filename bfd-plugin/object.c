@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elf.h>
-#include <bfd.h>
 
+#include "file-image.h"
 #include "object-int.h"
 
 /* Set *ERRMSG from FMT and return false.  */
@@ -86,47 +86,14 @@ object_get32 (const struct mips_object *obj, const unsigned char *p)
 static bool
 read_file (const char *path, struct mips_object *obj, char **errmsg)
 {
-  FILE *f;
-  struct stat st;
-  size_t got;
+  struct file_image fi;
+  int err = file_image_read (path, &fi);
 
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return object_error (errmsg, "%s", strerror (errno));
-  if (fstat (fileno (f), &st) != 0)
-    {
-      int err = errno;
-      fclose (f);
-      return object_error (errmsg, "%s", strerror (err));
-    }
-  if (S_ISDIR (st.st_mode))
-    {
-      fclose (f);
-      return object_error (errmsg, "is a directory");
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      fclose (f);
-      return object_error (errmsg, "not a regular file");
-    }
-  obj->size = (size_t) st.st_size;
-  obj->image = malloc (obj->size ? obj->size : 1);
-  if (obj->image == NULL)
-    {
-      fclose (f);
-      return object_error (errmsg, "out of memory reading %zu bytes",
-			   obj->size);
-    }
-  got = fread (obj->image, 1, obj->size, f);
-  if (got != obj->size)
-    {
-      int err = ferror (f) ? errno : 0;
-      fclose (f);
-      if (err != 0)
-	return object_error (errmsg, "%s", strerror (err));
-      return object_error (errmsg, "file shrank while being read");
-    }
-  fclose (f);
+  if (err != 0)
+    return object_error (errmsg, "%s", file_image_error (err));
+  obj->image = fi.data;
+  obj->size = fi.size;
+  obj->mapped = fi.mapped;
   return true;
 }
 
@@ -562,51 +529,6 @@ build_section_index (struct mips_object *obj, char **errmsg)
   return true;
 }
 
-/* Open OBJ->path with BFD and check that BFD sees a MIPS object.  */
-
-static bool
-open_bfd (struct mips_object *obj, char **errmsg)
-{
-  static bool initialized;
-  bfd *abfd;
-
-  if (!initialized)
-    {
-      bfd_init ();
-      initialized = true;
-    }
-  abfd = bfd_openr (obj->path, NULL);
-  if (abfd == NULL)
-    return object_error (errmsg, "BFD cannot open it: %s",
-			 bfd_errmsg (bfd_get_error ()));
-  if (!bfd_check_format (abfd, bfd_object))
-    {
-      /* Several MIPS ELF targets may claim the file; name ours.  */
-      bool ambiguous
-	= bfd_get_error () == bfd_error_file_ambiguously_recognized;
-      bfd_close (abfd);
-      abfd = NULL;
-      if (ambiguous)
-	{
-	  abfd = bfd_openr (obj->path, obj->big_endian ? "elf32-tradbigmips"
-			    : "elf32-tradlittlemips");
-	  if (abfd != NULL && !bfd_check_format (abfd, bfd_object))
-	    {
-	      bfd_close (abfd);
-	      abfd = NULL;
-	    }
-	}
-      if (abfd == NULL)
-	return object_error (errmsg, "BFD does not recognize it as an "
-			     "object: %s", bfd_errmsg (bfd_get_error ()));
-    }
-  obj->abfd = abfd;
-  if (bfd_get_arch (abfd) != bfd_arch_mips)
-    return object_error (errmsg, "BFD does not see a MIPS object "
-			 "(architecture %s)", bfd_printable_name (abfd));
-  return true;
-}
-
 /* Open PATH into OBJ, reading as much as LEVEL asks; see object.h
    for object_open.  */
 
@@ -644,9 +566,7 @@ object_open_1 (const char *path, struct mips_object *obj,
   read_build_id (obj);
   if (!build_section_index (obj, errmsg))
     goto fail;
-  if (level == OBJECT_OPEN_FULL
-      && (!object_read_eh_frame (obj, errmsg)
-	  || !open_bfd (obj, errmsg)))
+  if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
     goto fail;
   return true;
 
@@ -655,10 +575,10 @@ object_open_1 (const char *path, struct mips_object *obj,
   return false;
 }
 
-/* Open PATH into OBJ; on failure set *ERRMSG.  */
+/* Open PATH into OBJ without a BFD; on failure set *ERRMSG.  */
 
 bool
-object_open (const char *path, struct mips_object *obj, char **errmsg)
+object_read (const char *path, struct mips_object *obj, char **errmsg)
 {
   return object_open_1 (path, obj, OBJECT_OPEN_FULL, errmsg);
 }
@@ -669,9 +589,14 @@ void
 object_close (struct mips_object *obj)
 {
   if (obj->abfd != NULL)
-    bfd_close ((bfd *) obj->abfd);
+    obj->close_abfd (obj->abfd);
   free (obj->path);
-  free (obj->image);
+  if (obj->image != NULL)
+    {
+      struct file_image fi = { obj->image, obj->size, obj->mapped };
+
+      file_image_free (&fi);
+    }
   free (obj->sections);
   free (obj->segments);
   free (obj->dyn.needed);

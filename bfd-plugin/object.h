@@ -83,6 +83,7 @@ struct mips_object
   char *path;			/* As given to object_open.  */
   unsigned char *image;		/* The whole file.  */
   size_t size;
+  bool mapped;			/* IMAGE is mapped, not read (munmap).  */
   bool big_endian;
   uint16_t e_type;		/* ET_EXEC or ET_DYN.  */
   uint32_t e_entry, e_flags, e_phoff, e_shoff;
@@ -90,7 +91,9 @@ struct mips_object
 				   and no DT_SONAME (libc.so.6 has a
 				   PT_INTERP but is no PIE).  */
   const char *interp;		/* PT_INTERP contents, or NULL.  */
-  void *abfd;			/* The BFD (bfd *), kept open for libopcodes.  */
+  void *abfd;			/* The BFD (bfd *), kept open for libopcodes;
+				   NULL from object_read.  */
+  void (*close_abfd) (void *);	/* Closes ABFD (object-bfd.c).  */
 
   struct object_section *sections;
   size_t n_sections;
@@ -122,6 +125,10 @@ struct mips_object
    and set *ERRMSG to a malloc'd sentence saying why (without the file
    name, which the caller prints first); *OBJ then owns nothing.  */
 bool object_open (const char *path, struct mips_object *obj, char **errmsg);
+
+/* The same without the BFD (abfd NULL): for a program that does not
+   disassemble, which then need not link libbfd.  */
+bool object_read (const char *path, struct mips_object *obj, char **errmsg);
 
 /* Free everything OBJ owns.  */
 void object_close (struct mips_object *obj);

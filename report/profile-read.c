@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file-image.h"
 #include "profile-read.h"
 
 /* Set *ERRMSG to the formatted message and return false.  */
@@ -53,43 +54,6 @@ get64 (bool be, const unsigned char *p)
   uint64_t first = get32 (be, p), second = get32 (be, p + 4);
 
   return be ? first << 32 | second : second << 32 | first;
-}
-
-/* Read all of FILE into a malloc'd buffer *DATA of *SIZE bytes.  */
-
-static bool
-slurp (const char *file, unsigned char **data, size_t *size, char **errmsg)
-{
-  FILE *f = fopen (file, "rb");
-  struct stat st;
-  unsigned char *buf = NULL;
-
-  if (f == NULL)
-    return read_error (errmsg, "cannot open: %s", strerror (errno));
-  if (fstat (fileno (f), &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      fclose (f);
-      return read_error (errmsg, "not a regular file");
-    }
-  buf = malloc (st.st_size > 0 ? (size_t) st.st_size : 1);
-  if (buf == NULL)
-    {
-      fclose (f);
-      return read_error (errmsg, "out of memory");
-    }
-  if (st.st_size > 0 && fread (buf, 1, st.st_size, f) != (size_t) st.st_size)
-    {
-      bool shrank = !ferror (f);
-      int err = errno;
-      free (buf);
-      fclose (f);
-      return read_error (errmsg, "cannot read: %s",
-			 shrank ? "file shrank" : strerror (err));
-    }
-  fclose (f);
-  *data = buf;
-  *size = st.st_size;
-  return true;
 }
 
 /* Free the contents of OBJ; it can be freed again.  */
@@ -320,8 +284,10 @@ same_blocks (const struct prof_object *old, const struct prof_object *obj)
 bool
 profile_read (struct profile_set *set, const char *file, char **errmsg)
 {
-  unsigned char *data = NULL;
-  size_t size = 0, off;
+  struct file_image image;
+  const unsigned char *data;
+  size_t size, off;
+  int err;
   struct prof_object *objs = NULL;
   uint32_t n_objs = 0, version, header_size, i;
   bool be;
@@ -330,8 +296,11 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   bool ok = false;
 
   *errmsg = NULL;
-  if (!slurp (file, &data, &size, errmsg))
-    return false;
+  err = file_image_read (file, &image);
+  if (err != 0)
+    return read_error (errmsg, "cannot read: %s", file_image_error (err));
+  data = image.data;
+  size = image.size;
   if (size < PCPROF_HEADER_SIZE
       || memcmp (data, PCPROF_MAGIC, PCPROF_MAGIC_LEN) != 0)
     {
@@ -436,7 +405,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
     for (uint32_t j = 0; j < n_objs; j++)
       free_object (&objs[j]);
   free (objs);
-  free (data);
+  file_image_free (&image);
   return ok;
 }
 

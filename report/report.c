@@ -131,25 +131,6 @@ collect_symbols (const struct mips_object *obj, size_t *n)
   return syms;
 }
 
-/* Return the index of the last symbol of SYMS (N, sorted) at or below
-   ADDR, or -1.  */
-
-static long
-symbol_at_or_below (const struct func_sym *syms, size_t n, uint32_t addr)
-{
-  size_t lo = 0, hi = n;
-
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (syms[mid].addr <= addr)
-	lo = mid + 1;
-      else
-	hi = mid;
-    }
-  return (long) lo - 1;
-}
-
 /* The blocks of the object being sorted, for compare_block.  */
 static const struct prof_block *sort_blocks;
 
@@ -193,7 +174,7 @@ add_function (struct report *r, const char *name, uint32_t addr,
 }
 
 /* Attribute the blocks of RO (object number INDEX of R) to functions,
-   using the symbols SYMS (N_SYMS).  */
+   using the symbols SYMS (N_SYMS, sorted by address).  */
 
 static bool
 attribute_blocks (struct report *r, struct report_object *ro, size_t index,
@@ -203,6 +184,7 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
   size_t *sym_func = malloc ((n_syms + 1) * sizeof *sym_func);
   size_t cur_orphan = (size_t) -1;
   long orphan_key = -2;
+  long k = -1;			/* The last symbol at or below the block.  */
 
   if (sym_func == NULL)
     return false;
@@ -213,8 +195,11 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
     {
       uint32_t b = ro->order[i];
       const struct prof_block *blk = &prof->blocks[b];
-      long k = symbol_at_or_below (syms, n_syms, blk->start);
       size_t f;
+
+      /* The blocks come in address order: K only moves forward.  */
+      while ((size_t) (k + 1) < n_syms && syms[k + 1].addr <= blk->start)
+	k++;
 
       if (k >= 0 && (syms[k].size == 0
 		     || blk->start - syms[k].addr < syms[k].size))
@@ -265,7 +250,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
   bool ok = false;
 
   *errmsg = NULL;
-  if (!object_open (prof->path, &obj, &err))
+  if (!object_read (prof->path, &obj, &err))
     {
       report_error (errmsg, "%s", err != NULL ? err : "cannot read");
       free (err);

@@ -180,7 +180,7 @@ open_original (const struct copy_map *cm, const char *sysroot,
       && asprintf (&candidate, "%s%s", sysroot, path) >= 0
       && access (candidate, R_OK) == 0)
     path = candidate;
-  if (!object_open (path, orig, &err))
+  if (!object_read (path, orig, &err))
     {
       fprintf (stderr, "profreport: %s: %s; names come from the profiled"
 	       " copy\n", path, err != NULL ? err : "cannot open");
@@ -266,9 +266,9 @@ get_file (struct internal *in, const char *path, bool is_program,
   if (sysroot != NULL && path[0] == '/'
       && asprintf (&candidate, "%s%s", sysroot, path) >= 0
       && access (candidate, R_OK) == 0)
-    sf->open = object_open (candidate, &sf->obj, &err);
+    sf->open = object_read (candidate, &sf->obj, &err);
   else
-    sf->open = object_open (path, &sf->obj, &err);
+    sf->open = object_read (path, &sf->obj, &err);
   if (!sf->open)
     {
       fprintf (stderr, "profreport: %s: %s; its functions are named by"
