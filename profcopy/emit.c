@@ -4667,6 +4667,52 @@ put_insn (struct cursor *c, const struct insn *insn, char **errmsg)
   return put_insn_body (c, insn, errmsg);
 }
 
+/* How far apart the two words of an absolute gp set-up may be.  */
+#define ABS_GP_REACH 8
+
+/* True if INSN is one word of an absolute gp set-up of a fixed-address
+   object, `lui gp,%hi(_gp)' and, a few words on with nothing between
+   that writes gp or transfers control, `addiu gp,gp,%lo(_gp)': the
+   abicalls code of a non-PIE executable (main, the start-up code) sets
+   gp so, with no prologue from t9.  *HI says which word it is.  Every
+   gp-relative word of the copy means the new GOT (the global part moved
+   up, the local code addresses are the new ones, a prologue computes
+   the new gp), so the pair must set the new gp too: left as it is, it
+   kept the old GOT, whose local entries hold the old addresses.  */
+
+static bool
+absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *lui = NULL, *addiu = NULL;
+  bool is_lui = insn->op == OP_LUI && insn->rt == REG_GP;
+  int step = is_lui ? 4 : -4;
+
+  if (!e->fixed_address
+      || !(is_lui || (insn->op == OP_ADDIU && insn->rs == REG_GP
+		      && insn->rt == REG_GP)))
+    return false;
+  for (int k = 1; k <= ABS_GP_REACH; k++)
+    {
+      const struct insn *x = code_insn_at (code, insn->addr + step * k);
+
+      if (x == NULL || x->kind == INSN_INVALID || (x->flags & INSN_F_DELAY))
+	return false;
+      if (!(x->writes & R (REG_GP)))
+	continue;
+      if (is_lui && x->op == OP_ADDIU && x->rs == REG_GP && x->rt == REG_GP)
+	lui = insn, addiu = x;
+      else if (!is_lui && x->op == OP_LUI && x->rt == REG_GP)
+	lui = x, addiu = insn;
+      break;
+    }
+  if (lui == NULL)
+    return false;
+  *hi = is_lui;
+  return ((lui->word & 0xffff) << 16)
+	 + (uint32_t) (int16_t) (addiu->word & 0xffff) == e->a->obj.gp;
+}
+
 /* Write the copy of INSN.  */
 
 static bool
@@ -4677,6 +4723,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
   const struct new_got *g = &e->got;
   long w = emit_word_index (e, insn->addr);
   uint32_t word = insn->word;
+  bool hi;
 
   if (w >= 0 && e->long_kind[w] != LONG_NONE)
     return put_long (c, insn, w, errmsg);
@@ -4717,6 +4764,14 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
       break;
     }
 
+  if (absolute_gp_half (e, insn, &hi))
+    {
+      if (hi)
+	put (c, itype (OP_LUI, 0, REG_GP, ((g->gp + 0x8000) >> 16) & 0xffff));
+      else
+	put (c, itype (OP_ADDIU, REG_GP, REG_GP, g->gp & 0xffff));
+      return true;
+    }
   /* gp-relative references to the old GOT's global part move up.  */
   if (has_base (insn) && insn->rs == REG_GP)
     {
