@@ -38,7 +38,11 @@
 # plain program is also rewritten with `profcopy --whole-program' (the
 # program, every library it needs, libc included, and the runtime), and
 # again with --counter-update=single (variant pc-single: increments
-# without ll/sc, exact only while threads do not race).
+# without ll/sc, exact only while threads do not race).  Then twice
+# more with --use-profile of the profile the profcopy variant's counted
+# run wrote (variants trained and tr-single: the counters placed by the
+# counts of that earlier run of the same workload instead of by the
+# static estimate; atomic and single increments).
 # Every variant runs under qemu-user with the same environment and the
 # same length of program path; the script counts its guest instructions
 # with the TCG plugin (everything the guest runs: ld.so, libc, the
@@ -155,13 +159,13 @@ have_testbed=yes
 # a program path (argv[0], auxv) of the same length.
 programs="cpubench lua5.4 sqlite3"
 declare -A variants_of arch_of sysroot_of args_of input_of
-variants_of[cpubench]="original gcov gprof profcopy pc-single"
+variants_of[cpubench]="original gcov gprof profcopy pc-single trained tr-single"
 arch_of[cpubench]=$arch
 sysroot_of[cpubench]=/usr/$triple
 args_of[cpubench]=$scale
 input_of[cpubench]=/dev/null
 for p in lua5.4 sqlite3; do
-  variants_of[$p]="original profcopy pc-single"
+  variants_of[$p]="original profcopy pc-single trained tr-single"
   arch_of[$p]=mipsel
   sysroot_of[$p]=$tbroot
 done
@@ -178,6 +182,8 @@ variant_dir () {
     gprof) echo gprf ;;
     profcopy) echo pcpy ;;
     pc-single) echo pcps ;;
+    trained) echo pctr ;;
+    tr-single) echo pcts ;;
   esac
 }
 
@@ -221,16 +227,35 @@ prepare () {
   esac
 }
 
-# rewrite NAME [OPTION...]: make the profcopy variant of the plain
-# program NAME, or with --counter-update=single the pc-single one.
+# rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-single,
+# trained or tr-single) of the plain program NAME; the trained ones use
+# the profile of the profcopy variant's counted run.
 rewrite () {
-  local name=$1 base=$work/$1 dir=pcpy
-  shift
-  [ "$*" = --counter-update=single ] && dir=pcps
+  local name=$1 base=$work/$1 dir
+  dir=$(variant_dir "$2")
+  set --
+  case $dir in
+    pcps) set -- --counter-update=single ;;
+    pctr) set -- "--use-profile=$base/$name.prof" ;;
+    pcts) set -- "--use-profile=$base/$name.prof" --counter-update=single ;;
+  esac
   rm -rf "${base:?}/$dir"
   "$profcopy" --whole-program --sysroot="${sysroot_of[$name]}" \
 	      --runtime="$runtime_dir/${arch_of[$name]}/libprofcopy.so" "$@" \
 	      -o "$base/$dir" "$base/orig/$name" > "$base/rewrite-$dir.err" 2>&1
+}
+
+# rewrite_checked NAME VARIANT: rewrite, and note in status_of why it
+# failed if it did.
+rewrite_checked () {
+  local name=$1 variant=$2 base=$work/$1 status v why
+  rewrite "$name" "$variant"
+  status=$?
+  v=$(variant_dir "$variant")
+  if [ $status -ne 0 ] || [ ! -x "$base/$v/$name" ]; then
+    why=$(grep -v '^$' "$base/rewrite-$v.err" | head -n 1)
+    status_of[$name/$variant]="rewrite failed ($(bench_describe_status $status))${why:+: $why}"
+  fi
 }
 
 # The results of the runtime part, by NAME/VARIANT.
@@ -254,21 +279,22 @@ measure () {
     return
   fi
   for variant in profcopy pc-single; do
-    if [ "$variant" = profcopy ]; then
-      rewrite "$name"
-    else
-      rewrite "$name" --counter-update=single
-    fi
-    status=$?
-    v=$(variant_dir "$variant")
-    if [ $status -ne 0 ] || [ ! -x "$base/$v/$name" ]; then
-      why=$(grep -v '^$' "$base/rewrite-$v.err" | head -n 1)
-      status_of[$name/$variant]="rewrite failed ($(bench_describe_status $status))${why:+: $why}"
-    fi
+    rewrite_checked "$name" "$variant"
   done
 
   # Count.  The plain program runs first: its output is the reference.
+  # The trained variants are made once the profcopy variant's run has
+  # written its profile.
   for variant in ${variants_of[$name]}; do
+    case $variant in
+      trained|tr-single)
+	if [ ! -s "$base/$name.prof" ]; then
+	  status_of[$name/$variant]="no profile of the profcopy variant's run"
+	else
+	  rewrite_checked "$name" "$variant"
+	fi
+	;;
+    esac
     [ -n "${status_of[$name/$variant]:-}" ] && continue
     run_variant "$name" "$variant" "$base/$variant.counts"
     status=$?
@@ -425,7 +451,8 @@ print_runtime () {
       ratio=$(bench_ratio "${count_of[$key]}" "${count_of[$name/original]:-}")
       wratio=$(bench_ratio "${med_of[$key]}" "${med_of[$name/original]:-}" %.2f)
       g=""
-      if [ "$variant" = profcopy ] || [ "$variant" = pc-single ]; then
+      if [ "$variant" != original ] && [ "$variant" != gcov ] \
+	 && [ "$variant" != gprof ]; then
 	g="<=1.3: $(goal "$ratio" '<=' 1.3)"
 	if [ -n "${count_of[$name/gcov]:-}" ]; then
 	  g="$g, <gcov: $(goal "$ratio" '<' \

@@ -3282,6 +3282,7 @@ plan_branch_edges (struct emitter *e, size_t i)
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	   bool calls, bool single, const struct call_sites *sites,
+	   const struct prof_object *const *used, size_t n_used,
 	   char **errmsg)
 {
   const struct code *code = &a->code;
@@ -3398,6 +3399,9 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     pthread_join (thread, NULL);
   else if (!all_blocks && ok)
     run_estimate (&est);
+  if (ok && !all_blocks && est.freq != NULL && n_used > 0)
+    e->n_profiled = estimate_from_counts (a, used, n_used, est.freq,
+					  est.taken);
   if (ok && !all_blocks && est.freq == NULL)
     {
       *errmsg = strdup ("out of memory");

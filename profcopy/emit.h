@@ -20,6 +20,8 @@
 #include "analysis.h"
 #include "derive.h"
 
+struct prof_object;
+
 /* The new GOT: the old one with new local entries inserted after the
    old local ones, so that gp-relative offsets below the old global
    entries keep their meaning and the others move up by 4 * N_NEW.  */
@@ -214,6 +216,7 @@ struct emitter
   size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
   size_t n_jumps;		/* Of the skipped, those in place of a b.  */
   size_t n_loops;		/* Counted by their induction register.  */
+  size_t n_profiled;		/* Blocks the used profiles count.  */
   size_t n_edge_window;
   size_t n_derived;
   size_t n_long_calls;
@@ -248,10 +251,13 @@ void call_sites_free (struct call_sites *sites);
    plan of every block (a counter in every one with ALL_BLOCKS, else
    only where derive.c says, with the SITES of emit_narrow_liveness) and
    the new GOT's entries (their addresses are fixed later); with SINGLE,
-   increments that threads may race (see struct emitter).  False with
-   *ERRMSG on failure.  */
+   increments that threads may race (see struct emitter).  The N_USED
+   profiled objects USED (earlier runs of this file; may be NULL) place
+   the counters by their counts instead of by the static estimate.
+   False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 		bool calls, bool single, const struct call_sites *sites,
+		const struct prof_object *const *used, size_t n_used,
 		char **errmsg);
 
 /* After emit_layout: if the GOT grew so much that the window after it

@@ -1,5 +1,5 @@
 /* estimate.h -- how often each block is likely to run, without a
-   profile.
+   profile or from one.
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "profile-read.h"
 
 /* A malloc'd array of the estimated number of runs of every block of A
    per run of the object's code from outside (NULL when out of memory).
@@ -24,5 +25,15 @@
 float *estimate_frequencies (const struct analysis *a,
 			     const unsigned char *cold,
 			     const uint32_t *enters, float *taken);
+
+/* Replace the estimates FREQ and TAKEN (as estimate_frequencies made
+   them) of A's blocks by the counts of the N profiled objects OBJS,
+   earlier runs of the same file: a block's frequency becomes its count
+   (summed over OBJS), with the estimate breaking ties below one run; a
+   branch's taken share comes from the counts of its two successors.
+   Return how many of A's blocks the profiles count.  */
+size_t estimate_from_counts (const struct analysis *a,
+			     const struct prof_object *const *objs, size_t n,
+			     float *freq, float *taken);
 
 #endif /* PROFCOPY_ESTIMATE_H */

@@ -25,6 +25,7 @@
 #include "analysis.h"
 #include "dump.h"
 #include "libsearch.h"
+#include "profile-read.h"
 #include "rewrite.h"
 
 #ifndef PROFCOPY_DEFAULT_SYSROOT
@@ -65,6 +66,7 @@ struct options
   const char *runtime;		/* --runtime: the runtime library to copy.  */
   long jobs;			/* -j: objects rewritten at once, 0: one per
 				   processor.  */
+  struct profile_set used;	/* The profiles of --use-profile.  */
 };
 
 /* Codes of the long options without a short form.  */
@@ -79,6 +81,7 @@ enum option_code
   OPTION_POISON_ORIGINAL,
   OPTION_RUNTIME,
   OPTION_SYSROOT,
+  OPTION_USE_PROFILE,
   OPTION_WHOLE_PROGRAM
 };
 
@@ -97,6 +100,7 @@ static const struct option long_options[] = {
   { "poison-original", no_argument, NULL, OPTION_POISON_ORIGINAL },
   { "runtime", required_argument, NULL, OPTION_RUNTIME },
   { "sysroot", required_argument, NULL, OPTION_SYSROOT },
+  { "use-profile", required_argument, NULL, OPTION_USE_PROFILE },
   { "verbose", no_argument, NULL, 'v' },
   { "version", no_argument, NULL, 'V' },
   { "whole-program", no_argument, NULL, OPTION_WHOLE_PROGRAM },
@@ -129,6 +133,10 @@ usage (FILE *stream, int status)
                                    default) is exact under threads; single\n\
                                    is faster but may lose counts when\n\
                                    threads run the same code at once\n\
+      --use-profile=PROFILE      Place the counters by the block counts of\n\
+                                   PROFILE, from an earlier run of the same\n\
+                                   files: the counts stay exact, fewer\n\
+                                   counters run (may be given again)\n\
       --runtime=FILE             The runtime library to copy with\n\
                                    --whole-program (default: %s/mips[el]/%s)\n\
       --dump-relocs              Print the relocation information table\n\
@@ -250,6 +258,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
+  ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
   if (opts->verbose)
     fprintf (stderr, "%s: %s -> %s\n", program_name, in, out);
   if (!rewrite_object (in, out, &ropts, &err))
@@ -656,9 +665,8 @@ process_file (const struct options *opts, const char *file)
 int
 main (int argc, char **argv)
 {
-  struct options opts = { ACTION_REWRITE, PROFCOPY_DEFAULT_SYSROOT, NULL, 0,
-			  false, false, false, false, false, false, NULL, NULL,
-			  0 };
+  struct options opts = { .action = ACTION_REWRITE,
+			  .sysroot = PROFCOPY_DEFAULT_SYSROOT };
   int status = 0;
   int c;
 
@@ -734,6 +742,18 @@ main (int argc, char **argv)
 	break;
       case OPTION_SYSROOT:
 	opts.sysroot = optarg;
+	break;
+      case OPTION_USE_PROFILE:
+	{
+	  char *err = NULL;
+	  if (!profile_read (&opts.used, optarg, &err))
+	    {
+	      file_error (optarg, "%s", err != NULL ? err : "cannot read");
+	      free (err);
+	      profile_set_free (&opts.used);
+	      return EXIT_FAILURE;
+	    }
+	}
 	break;
       case 'L':
 	{
@@ -812,5 +832,6 @@ main (int argc, char **argv)
 	status |= process_file (&opts, argv[i]);
       }
   free (opts.library_path);
+  profile_set_free (&opts.used);
   return status ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -43,6 +43,7 @@
 #include "ehframe-write.h"
 #include "elf-write.h"
 #include "emit.h"
+#include "profile-read.h"
 #include "rewrite.h"
 #include "segment.h"
 
@@ -771,6 +772,38 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   return false;
 }
 
+/* The objects of the profiles SET that counted OBJ (the same checksum
+   and size: the same file) in a malloc'd array of *N, or NULL (also
+   when out of memory, *N then not 0).  */
+
+static const struct prof_object **
+profiled_runs (const struct mips_object *obj, const struct profile_set *set,
+	       size_t *n)
+{
+  const struct prof_object **runs;
+  uint32_t crc;
+
+  *n = 0;
+  if (set == NULL || set->n_objects == 0)
+    return NULL;
+  crc = crc32_ieee (obj->image, obj->size);
+  runs = malloc (set->n_objects * sizeof *runs);
+  for (size_t i = 0; i < set->n_objects; i++)
+    if (set->objects[i].checksum == crc
+	&& set->objects[i].file_size == obj->size)
+      {
+	if (runs != NULL)
+	  runs[*n] = &set->objects[i];
+	++*n;
+      }
+  if (*n == 0)
+    {
+      free (runs);
+      return NULL;
+    }
+  return runs;
+}
+
 bool
 rewrite_object (const char *in_path, const char *out_path,
 		const struct rewrite_options *opts, char **errmsg)
@@ -779,6 +812,8 @@ rewrite_object (const char *in_path, const char *out_path,
   struct stat st;
   struct new_segment seg;
   struct call_sites sites;
+  const struct prof_object **used;
+  size_t n_used;
   bool ok = false, ok_plan;
 
   memset (&rw, 0, sizeof rw);
@@ -798,8 +833,13 @@ rewrite_object (const char *in_path, const char *out_path,
       *errmsg = strdup ("out of memory");
       goto done;
     }
-  ok_plan = emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
-		       opts->single_update, &sites, errmsg);
+  used = profiled_runs (&rw.a.obj, opts->use_profile, &n_used);
+  ok_plan = (n_used == 0 || used != NULL)
+	    && emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
+			  opts->single_update, &sites, used, n_used, errmsg);
+  if (n_used > 0 && used == NULL)
+    *errmsg = strdup ("out of memory");
+  free (used);
   call_sites_free (&sites);
   if (!ok_plan)
     goto done;
@@ -838,6 +878,16 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
+  if (opts->verbose && opts->use_profile != NULL && !opts->all_blocks)
+    {
+      if (n_used > 0)
+	fprintf (stderr, "profcopy: %s: counters placed by the counts of "
+		 "%zu earlier run%s (%zu of its blocks counted)\n", in_path,
+		 n_used, n_used == 1 ? "" : "s", rw.e.n_profiled);
+      else
+	fprintf (stderr, "profcopy: %s: no profile counts this file; "
+		 "counters placed by the estimate\n", in_path);
+    }
 
   if (stat (in_path, &st) != 0)
     st.st_mode = 0755;

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+struct profile_set;
+
 struct rewrite_options
 {
   bool poison_original;		/* Fill the original code with traps.  */
@@ -23,6 +25,10 @@ struct rewrite_options
      objects beside it are loaded.  NULL: leave the dynamic section.  */
   const char *runtime_soname;
   bool origin_rpath;
+  /* Profiles of earlier runs (--use-profile), or NULL: an object that
+     one of them counted (same checksum and size) gets its counters
+     placed by those counts.  */
+  const struct profile_set *use_profile;
 };
 
 /* Rewrite the object IN_PATH into OUT_PATH (which may equal IN_PATH)
