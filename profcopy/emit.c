@@ -182,7 +182,7 @@ is_call (const struct insn *insn)
    it is not NULL; return the state at its end (unknown after a
    call).  */
 
-static bool
+static inline __attribute__ ((always_inline)) bool
 state_block (struct emitter *e, const struct block *b, bool in,
 	     bool (*step) (bool, const struct insn *), uint8_t *record)
 {
@@ -4060,8 +4060,10 @@ struct carry
 struct cursor
 {
   const struct emitter *e;
-  unsigned char *out;
+  unsigned char *out;		/* The byte of TEXT_ADDR.  */
   uint32_t pc;			/* Address of the next word.  */
+  uint32_t text_addr;		/* E's.  */
+  bool big_endian;		/* The object's.  */
   struct island isl;		/* The increments waiting ...  */
   struct carry *carries;	/* ... and their carry paths.  */
   size_t max_carries;
@@ -4070,12 +4072,12 @@ struct cursor
   bool failed;			/* Out of memory or reach.  */
 };
 
-static void
+static inline void
 put (struct cursor *c, uint32_t word)
 {
-  unsigned char *p = c->out + (c->pc - c->e->text_addr);
+  unsigned char *p = c->out + (c->pc - c->text_addr);
 
-  if (c->e->a->obj.big_endian)
+  if (c->big_endian)
     {
       p[0] = word >> 24;
       p[1] = word >> 16;
@@ -5177,7 +5179,8 @@ bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
-  struct cursor c = { e, out, e->text_addr, { 0, 0 }, NULL, 0, 0, false };
+  struct cursor c = { e, out, e->text_addr, e->text_addr,
+		      e->a->obj.big_endian, { 0, 0 }, NULL, 0, 0, false };
   bool ok = false;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)

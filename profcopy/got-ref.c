@@ -77,7 +77,7 @@ struct finder
   const struct mips_object *obj;
   const struct code *code;
   struct reloc_table *table;
-  struct regflow rf;
+  struct regflow *rf;
   struct jump_table *tables;
   size_t n_tables, alloc_tables;
   unsigned char *slot_done;	/* Local GOT slots already entered.  */
@@ -104,21 +104,21 @@ readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
   const struct insn **copy;
 
   *n = 0;
-  if (!regflow_follow (&f->rf, def, reg))
+  if (!regflow_follow (f->rf, def, reg))
     {
       *ok = false;
       return NULL;
     }
-  if (f->rf.n_uses == 0)
+  if (f->rf->n_uses == 0)
     return NULL;
-  copy = malloc (f->rf.n_uses * sizeof *copy);
+  copy = malloc (f->rf->n_uses * sizeof *copy);
   if (copy == NULL)
     {
       *ok = false;
       return NULL;
     }
-  memcpy (copy, f->rf.uses, f->rf.n_uses * sizeof *copy);
-  *n = f->rf.n_uses;
+  memcpy (copy, f->rf->uses, f->rf->n_uses * sizeof *copy);
+  *n = f->rf->n_uses;
   return copy;
 }
 
@@ -419,15 +419,15 @@ follow_spills (struct finder *f)
 
       if (store == NULL)
 	continue;
-      if (!regflow_follow_slot (&f->rf, store))
+      if (!regflow_follow_slot (f->rf, store))
 	return false;
-      n = f->rf.n_uses;
+      n = f->rf->n_uses;
       if (n == 0)
 	continue;
       reloads = malloc (n * sizeof *reloads);
       if (reloads == NULL)
 	return false;
-      memcpy (reloads, f->rf.uses, n * sizeof *reloads);
+      memcpy (reloads, f->rf->uses, n * sizeof *reloads);
       for (size_t k = 0; ok && k < n; k++)
 	if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
 	  ok = follow_constant (f, reloads[k], reloads[k]->rt, sp.value,
@@ -482,13 +482,13 @@ value_reaches (struct finder *f, const struct insn *def, unsigned reg,
       if (u->addr == add)
 	found = true;
       else if (depth > 0 && u->op == OP_SW && u->rs == REG_SP && u->rt == reg
-	       && regflow_follow_slot (&f->rf, u) && f->rf.n_uses > 0)
+	       && regflow_follow_slot (f->rf, u) && f->rf->n_uses > 0)
 	{
-	  size_t m = f->rf.n_uses;
+	  size_t m = f->rf->n_uses;
 	  const struct insn **reloads = malloc (m * sizeof *reloads);
 	  if (reloads == NULL)
 	    break;
-	  memcpy (reloads, f->rf.uses, m * sizeof *reloads);
+	  memcpy (reloads, f->rf->uses, m * sizeof *reloads);
 	  for (size_t k = 0; !found && k < m; k++)
 	    if (reloads[k]->rt != REG_ZERO)
 	      found = value_reaches (f, reloads[k], reloads[k]->rt, add,
@@ -631,13 +631,12 @@ emit_tables (struct finder *f)
   return ok;
 }
 
-/* One pass of find_code_refs, walking through the switch tables
-   JUMP_EDGES (N_EDGES pairs of jr and target, sorted) when known.  */
+/* One pass of find_code_refs, walking with RF, which knows the targets
+   of the switch tables in the second pass.  */
 
 static bool
 find_code_refs_1 (const struct mips_object *obj, const struct code *code,
-		  struct reloc_table *table, const uint32_t (*jump_edges)[2],
-		  size_t n_edges)
+		  struct reloc_table *table, struct regflow *rf)
 {
   struct finder f = { 0 };
   bool pic = (obj->e_flags & EF_MIPS_PIC) != 0 || obj->e_type == ET_DYN;
@@ -650,17 +649,15 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   f.obj = obj;
   f.code = code;
   f.table = table;
+  f.rf = rf;
   f.slot_done = calloc (obj->dyn.local_gotno + 1, 1);
   f.funcs = function_entries (table, &f.n_funcs);
-  if (f.slot_done == NULL || f.funcs == NULL || !regflow_init (&f.rf, code))
+  if (f.slot_done == NULL || f.funcs == NULL)
     {
       free (f.slot_done);
       free (f.funcs);
-      regflow_free (&f.rf);
       return false;
     }
-  f.rf.jump_edges = jump_edges;
-  f.rf.n_jump_edges = n_edges;
   /* Slots already entered by their value alone.  */
   for (size_t i = 0; i < table->n_entries; i++)
     if (table->entries[i].type == RELOC_GOT
@@ -704,7 +701,6 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
     ok = follow_spills (&f);
   if (ok)
     ok = emit_tables (&f);
-  regflow_free (&f.rf);
   free (f.tables);
   free (f.slot_done);
   free (f.spills);
@@ -734,13 +730,28 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
 {
   size_t keep = table->n_entries, keep_values = table->n_values, n_edges = 0;
   uint32_t (*edges)[2] = NULL;
+  struct regflow rf;
   bool ok;
 
-  if (!find_code_refs_1 (obj, code, table, NULL, 0))
-    return false;
+  /* The second pass follows registers through the switch tables the
+     first one found; the walks of the first that met no indirect jump
+     are kept for it.  */
+  if (!regflow_init (&rf, code))
+    {
+      regflow_free (&rf);
+      return false;
+    }
+  if (!find_code_refs_1 (obj, code, table, &rf))
+    {
+      regflow_free (&rf);
+      return false;
+    }
   edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
   if (edges == NULL)
-    return false;
+    {
+      regflow_free (&rf);
+      return false;
+    }
   for (size_t i = keep; i < table->n_entries; i++)
     {
       const struct reloc_entry *e = &table->entries[i];
@@ -756,8 +767,9 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
     table->n_by_type[table->entries[i].type]--;
   table->n_entries = keep;
   table->n_values = keep_values;
-  ok = find_code_refs_1 (obj, code, table, (const uint32_t (*)[2]) edges,
-			 n_edges);
+  regflow_set_jump_edges (&rf, (const uint32_t (*)[2]) edges, n_edges);
+  ok = find_code_refs_1 (obj, code, table, &rf);
+  regflow_free (&rf);
   free (edges);
   return ok;
 }

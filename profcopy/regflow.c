@@ -24,6 +24,9 @@ struct regflow_memo
   uint64_t key;			/* 0: empty.  */
   size_t start, n;
   bool truncated;
+  bool blind;			/* It met an indirect jump of unknown
+				   targets...  */
+  bool stale;			/* ... which are known now: make it again.  */
 };
 
 #define MEMO_SLOT 0xff
@@ -61,7 +64,7 @@ memo_recall (struct regflow *rf, uint64_t key, bool *ok)
   if (rf->memo == NULL)
     return false;
   m = memo_find (rf, key);
-  if (m->key == 0)
+  if (m->key == 0 || m->stale)
     return false;
   rf->n_uses = 0;
   for (size_t i = 0; i < m->n; i++)
@@ -71,6 +74,7 @@ memo_recall (struct regflow *rf, uint64_t key, bool *ok)
 	return true;
       }
   rf->truncated = m->truncated;
+  rf->blind = m->blind;
   return true;
 }
 
@@ -111,13 +115,16 @@ memo_keep (struct regflow *rf, uint64_t key)
       rf->alloc_pool = n;
     }
   m = memo_find (rf, key);
+  if (m->key == 0)
+    rf->used_memo++;
   m->key = key;
   m->start = rf->n_pool;
   m->n = rf->n_uses;
   m->truncated = rf->truncated;
+  m->blind = rf->blind;
+  m->stale = false;
   memcpy (rf->pool + rf->n_pool, rf->uses, rf->n_uses * sizeof *rf->uses);
   rf->n_pool += rf->n_uses;
-  rf->used_memo++;
 }
 
 bool
@@ -132,6 +139,7 @@ regflow_init (struct regflow *rf, const struct code *code)
   rf->uses = NULL;
   rf->n_uses = rf->alloc_uses = 0;
   rf->truncated = false;
+  rf->blind = false;
   rf->jump_edges = NULL;
   rf->n_jump_edges = 0;
   rf->stamp = NULL;
@@ -149,6 +157,17 @@ regflow_init (struct regflow *rf, const struct code *code)
     }
   rf->stamp = calloc (total + 1, sizeof *rf->stamp);
   return rf->stamp != NULL;
+}
+
+void
+regflow_set_jump_edges (struct regflow *rf, const uint32_t (*edges)[2],
+			size_t n)
+{
+  rf->jump_edges = edges;
+  rf->n_jump_edges = n;
+  for (size_t i = 0; i < rf->n_memo; i++)
+    if (rf->memo[i].key != 0 && rf->memo[i].blind)
+      rf->memo[i].stale = true;
 }
 
 void
@@ -341,6 +360,8 @@ push_successors (struct regflow *rf, const struct insn *branch,
       break;
     case INSN_IJUMP:
       /* A switch whose table is known goes to its cases.  */
+      if (!slot_kills && rf->jump_edges == NULL)
+	rf->blind = true;
       if (!slot_kills && rf->jump_edges != NULL)
 	{
 	  size_t lo = 0, hi = rf->n_jump_edges;
@@ -373,6 +394,7 @@ walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
   rf->n_uses = 0;
   rf->n_work = 0;
   rf->truncated = false;
+  rf->blind = false;
   if (++rf->generation == 0)
     {
       /* The stamps wrapped: clear them so no old walk looks current.  */

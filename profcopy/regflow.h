@@ -33,6 +33,8 @@ struct regflow
   const struct insn **uses;	/* The readers found by the last walk.  */
   size_t n_uses, alloc_uses;
   bool truncated;		/* The last walk hit the step limit.  */
+  bool blind;			/* The last walk met an indirect jump while
+				   no targets were known (JUMP_EDGES NULL).  */
   /* Known targets of indirect jumps (switch tables): pairs of (jr
      address, target) sorted by jr address, or NULL.  */
   const uint32_t (*jump_edges)[2];
@@ -48,6 +50,12 @@ struct regflow
 
 /* Prepare RF to walk CODE.  False on allocation failure.  */
 bool regflow_init (struct regflow *rf, const struct code *code);
+
+/* Give RF the targets of the indirect jumps, EDGES (N pairs; see
+   struct regflow): the walks made without them that met an indirect
+   jump are made again when asked for, the others are kept.  */
+void regflow_set_jump_edges (struct regflow *rf,
+			     const uint32_t (*edges)[2], size_t n);
 
 void regflow_free (struct regflow *rf);
 
