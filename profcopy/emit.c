@@ -212,6 +212,27 @@ gp_block (struct emitter *e, const struct block *b, bool in, bool record)
   return state_block (e, b, in, gp_step, record ? e->gp_valid : NULL);
 }
 
+/* The gp state at the end of block B from both states in, in one
+   walk: bit 0 from invalid, bit 1 from valid (gp_block's).  */
+
+static unsigned
+gp_transfer (const struct emitter *e, const struct block *b)
+{
+  const struct code *code = &e->a->code;
+  bool from_invalid = false, from_valid = true, called = false;
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (insn == NULL)
+	continue;
+      from_invalid = gp_step (from_invalid, insn);
+      from_valid = gp_step (from_valid, insn);
+      called |= is_call (insn);
+    }
+  return called ? 0 : (from_invalid ? 1 : 0) | (from_valid ? 2 : 0);
+}
+
 /* Mark in ENTRY every block of A that code outside its function may
    enter.  */
 
@@ -1190,8 +1211,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   /* A block's gp transfer, for both states in: bit 0 from invalid,
      bit 1 from valid.  */
   for (size_t i = 0; i < n; i++)
-    out[i] = (gp_block (e, &cfg->blocks[i], false, false) ? 1 : 0)
-	     | (gp_block (e, &cfg->blocks[i], true, false) ? 2 : 0)
+    out[i] = gp_transfer (e, &cfg->blocks[i])
 	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
     mark_internal_entries (e->a, internal);
