@@ -179,6 +179,10 @@ block_index (const struct cfg *cfg, uint32_t addr)
       if (p >= cfg->n_pages)
 	return -1;
       lo = cfg->page_first[p];
+      /* The granule is one word: its first block holds it, if any.  */
+      if (lo < hi && addr >= cfg->blocks[lo].start
+	  && addr < cfg->blocks[lo].end)
+	return (long) lo;
       if (p + 1 < cfg->n_pages && cfg->page_first[p + 1] < hi)
 	hi = cfg->page_first[p + 1] + 1;
     }
