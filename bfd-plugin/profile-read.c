@@ -11,28 +11,14 @@
 #include <config.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "errmsg.h"
 #include "file-image.h"
 #include "profile-read.h"
-
-/* Set *ERRMSG to the formatted message and return false.  */
-
-static bool
-read_error (char **errmsg, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  if (vasprintf (errmsg, format, ap) < 0)
-    *errmsg = NULL;
-  va_end (ap);
-  return false;
-}
 
 /* The 32-bit field at P of a file of byte order BE (true: big-endian).  */
 
@@ -121,11 +107,11 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
 	  goto bad_table;
     }
   else if (n_edges != 0)
-    return read_error (errmsg, "object %u: counted edges without a"
+    return errmsg_format (errmsg, "object %u: counted edges without a"
 		       " derivation table", index);
   for (uint32_t j = 0; j < n_window; j++)
     if (get32 (be, wb + 4 * j) >= (uint64_t) n + n_edges)
-      return read_error (errmsg, "object %u: bad window", index);
+      return errmsg_format (errmsg, "object %u: bad window", index);
 
   for (uint32_t b = 0; b < n; b++)
     obj->counts[b] = get64 (be, counters + 8 * b);
@@ -140,7 +126,7 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
 
   acc = calloc (n_vertices, sizeof *acc);
   if (acc == NULL)
-    return read_error (errmsg, "out of memory");
+    return errmsg_format (errmsg, "out of memory");
   for (uint32_t b = 0; b < n; b++)
     if (get32 (be, rule + 4 * b) == 0)
       {
@@ -167,7 +153,7 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
   return true;
 
  bad_table:
-  return read_error (errmsg, "object %u: bad derivation table", index);
+  return errmsg_format (errmsg, "object %u: bad derivation table", index);
 }
 
 /* Decode the object record at DATA + OFF (SIZE bytes in all) of a file
@@ -189,7 +175,7 @@ parse_record (const unsigned char *data, size_t size, size_t off,
 
   memset (obj, 0, sizeof *obj);
   if (size - off < header_size)
-    return read_error (errmsg, "truncated (object %u)", index);
+    return errmsg_format (errmsg, "truncated (object %u)", index);
   record_size = get32 (be, r + PCPROF_R_RECORD_SIZE);
   n = get32 (be, r + PCPROF_R_N_BLOCKS);
   path_len = get32 (be, r + PCPROF_R_PATH_LEN);
@@ -204,7 +190,7 @@ parse_record (const unsigned char *data, size_t size, size_t off,
     }
   if (path_len == 0 || path_len > PCPROF_MAX_PATH_LEN
       || bid_len > PCPROF_MAX_BUILD_ID_LEN)
-    return read_error (errmsg, "object %u: bad path or build-id length",
+    return errmsg_format (errmsg, "object %u: bad path or build-id length",
 		       index);
   path_pad = PCPROF_PAD8 ((uint64_t) path_len + 1);
   bid_pad = PCPROF_PAD8 ((uint64_t) bid_len);
@@ -212,14 +198,14 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   need = header_size + path_pad + bid_pad + (uint64_t) n * PCPROF_BLOCK_SIZE
 	 + derive_pad + wb_pad + n_counts * PCPROF_COUNT_SIZE;
   if (record_size < need || record_size % 8 != 0)
-    return read_error (errmsg, "object %u: bad record size %llu", index,
+    return errmsg_format (errmsg, "object %u: bad record size %llu", index,
 		       (unsigned long long) record_size);
   if (record_size > size - off)
-    return read_error (errmsg, "truncated (object %u)", index);
+    return errmsg_format (errmsg, "truncated (object %u)", index);
 
   p = r + header_size;
   if (memchr (p, '\0', path_len) != NULL || p[path_len] != '\0')
-    return read_error (errmsg, "object %u: bad path", index);
+    return errmsg_format (errmsg, "object %u: bad path", index);
   obj->flags = get32 (be, r + PCPROF_R_FLAGS);
   obj->checksum = get32 (be, r + PCPROF_R_CHECKSUM);
   obj->file_size = get32 (be, r + PCPROF_R_FILE_SIZE);
@@ -232,7 +218,7 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   if (obj->path == NULL || obj->blocks == NULL || obj->counts == NULL)
     {
       free_object (obj);
-      return read_error (errmsg, "out of memory");
+      return errmsg_format (errmsg, "out of memory");
     }
   p += path_pad + bid_pad;
   for (uint32_t b = 0; b < n; b++)
@@ -298,27 +284,27 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   *errmsg = NULL;
   err = file_image_read (file, &image);
   if (err != 0)
-    return read_error (errmsg, "cannot read: %s", file_image_error (err));
+    return errmsg_format (errmsg, "cannot read: %s", file_image_error (err));
   data = image.data;
   size = image.size;
   if (size < PCPROF_HEADER_SIZE
       || memcmp (data, PCPROF_MAGIC, PCPROF_MAGIC_LEN) != 0)
     {
-      read_error (errmsg, "not a profcopy profile");
+      errmsg_format (errmsg, "not a profcopy profile");
       goto cleanup;
     }
   /* The byte order mark tells the order of every other field.  */
   be = get32 (true, data + PCPROF_H_BOM) == PCPROF_BOM;
   if (!be && get32 (false, data + PCPROF_H_BOM) != PCPROF_BOM)
     {
-      read_error (errmsg, "corrupt profile header");
+      errmsg_format (errmsg, "corrupt profile header");
       goto cleanup;
     }
   version = get32 (be, data + PCPROF_H_VERSION);
   if (version != PCPROF_VERSION
       && !(version == PCPROF_VERSION_1 && !be))
     {
-      read_error (errmsg, "unsupported profile version %u (this profreport"
+      errmsg_format (errmsg, "unsupported profile version %u (this profreport"
 		  " reads versions %u and %u)", version, PCPROF_VERSION_1,
 		  PCPROF_VERSION);
       goto cleanup;
@@ -327,19 +313,19 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   if (header_size < PCPROF_HEADER_SIZE || header_size > size
       || header_size % 8 != 0)
     {
-      read_error (errmsg, "corrupt profile header");
+      errmsg_format (errmsg, "corrupt profile header");
       goto cleanup;
     }
   n_objs = get32 (be, data + PCPROF_H_N_OBJECTS);
   if (n_objs > (size - header_size) / PCPROF_RECORD_SIZE_1)
     {
-      read_error (errmsg, "truncated (%u objects announced)", n_objs);
+      errmsg_format (errmsg, "truncated (%u objects announced)", n_objs);
       goto cleanup;
     }
   objs = calloc (n_objs > 0 ? n_objs : 1, sizeof *objs);
   if (objs == NULL)
     {
-      read_error (errmsg, "out of memory");
+      errmsg_format (errmsg, "out of memory");
       goto cleanup;
     }
   off = header_size;
@@ -351,13 +337,13 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       for (uint32_t j = 0; j < i; j++)
 	if (same_object (&objs[j], &objs[i]))
 	  {
-	    read_error (errmsg, "%s: recorded twice", objs[i].path);
+	    errmsg_format (errmsg, "%s: recorded twice", objs[i].path);
 	    goto cleanup;
 	  }
     }
   if (off != size)
     {
-      read_error (errmsg, "%zu bytes of garbage after the last object",
+      errmsg_format (errmsg, "%zu bytes of garbage after the last object",
 		  size - off);
       goto cleanup;
     }
@@ -370,7 +356,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
 	n_new++;
       else if (!same_blocks (old, &objs[i]))
 	{
-	  read_error (errmsg, "%s: block table differs from the one in %s",
+	  errmsg_format (errmsg, "%s: block table differs from the one in %s",
 		      objs[i].path, old->profile);
 	  goto cleanup;
 	}
@@ -379,7 +365,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
 		   * sizeof *set->objects);
   if (grown == NULL)
     {
-      read_error (errmsg, "out of memory");
+      errmsg_format (errmsg, "out of memory");
       goto cleanup;
     }
   set->objects = grown;

@@ -16,10 +16,10 @@
 
 #include <elf.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "calls.h"
 #include "crc32.h"
 #include "object.h"
@@ -32,18 +32,6 @@ struct func_sym
   const char *name;		/* In the object's image.  */
   int rank;			/* Lower is preferred at the same address.  */
 };
-
-static bool
-report_error (char **errmsg, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  if (vasprintf (errmsg, format, ap) < 0)
-    *errmsg = NULL;
-  va_end (ap);
-  return false;
-}
 
 /* Saturating A + B.  */
 
@@ -252,14 +240,14 @@ report_add_object (struct report *r, const struct prof_object *prof,
   *errmsg = NULL;
   if (!object_read (prof->path, &obj, &err))
     {
-      report_error (errmsg, "%s", err != NULL ? err : "cannot read");
+      errmsg_format (errmsg, "%s", err != NULL ? err : "cannot read");
       free (err);
       return false;
     }
   if (obj.size != prof->file_size
       || crc32_ieee (obj.image, obj.size) != prof->checksum)
     {
-      report_error (errmsg, "changed since it was profiled (checksum "
+      errmsg_format (errmsg, "changed since it was profiled (checksum "
 		    "mismatch)");
       goto cleanup;
     }
@@ -267,7 +255,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
       && (obj.build_id_len != prof->build_id_len
 	  || memcmp (obj.build_id, prof->build_id, prof->build_id_len) != 0))
     {
-      report_error (errmsg, "changed since it was profiled (build-id "
+      errmsg_format (errmsg, "changed since it was profiled (build-id "
 		    "mismatch)");
       goto cleanup;
     }
@@ -305,7 +293,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
     goto oom;
   if (!calls_find (r, r->n_objects - 1, &obj, &err))
     {
-      report_error (errmsg, "cannot find its calls: %s",
+      errmsg_format (errmsg, "cannot find its calls: %s",
 		    err != NULL ? err : "out of memory");
       free (err);
       goto cleanup;
@@ -314,7 +302,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
   goto cleanup;
 
  oom:
-  report_error (errmsg, "out of memory");
+  errmsg_format (errmsg, "out of memory");
  cleanup:
   free (syms);
   object_close (&obj);

@@ -19,23 +19,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "trace-report.h"
-
-static bool
-output_error (char **errmsg, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  if (vasprintf (errmsg, format, ap) < 0)
-    *errmsg = NULL;
-  va_end (ap);
-  return false;
-}
 
 /* Close OUT, which was written with success OK so far.  */
 
@@ -43,9 +31,9 @@ static bool
 finish (FILE *out, bool ok, char **errmsg)
 {
   if ((ferror (out) | fclose (out)) != 0 && ok)
-    return output_error (errmsg, "write error: %s", strerror (errno));
+    return errmsg_format (errmsg, "write error: %s", strerror (errno));
   if (!ok)
-    return output_error (errmsg, "out of memory");
+    return errmsg_format (errmsg, "out of memory");
   return true;
 }
 
@@ -64,12 +52,12 @@ trace_write_dot (const char *file, const struct trace_report *r,
   FILE *out;
 
   if (keep == NULL)
-    return output_error (errmsg, "out of memory");
+    return errmsg_format (errmsg, "out of memory");
   out = fopen (file, "w");
   if (out == NULL)
     {
       free (keep);
-      return output_error (errmsg, "cannot create: %s", strerror (errno));
+      return errmsg_format (errmsg, "cannot create: %s", strerror (errno));
     }
   for (size_t i = 0; i < r->n_edges; i++)
     calls += r->edges[i].count;
@@ -156,12 +144,12 @@ trace_write_callgrind (const char *file, const struct trace_report *r,
   FILE *out;
 
   if (named == NULL)
-    return output_error (errmsg, "out of memory");
+    return errmsg_format (errmsg, "out of memory");
   out = fopen (file, "w");
   if (out == NULL)
     {
       free (named);
-      return output_error (errmsg, "cannot create: %s", strerror (errno));
+      return errmsg_format (errmsg, "cannot create: %s", strerror (errno));
     }
   fprintf (out, "# callgrind format\nversion: 1\ncreator: profreport\n"
 	   "cmd: %s\npositions: line\nevents: ns\n"

@@ -13,28 +13,16 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "trace-format.h"
 #include "trace-read.h"
 
 /* The first line of the text form, up to the version.  */
 #define TEXT_MAGIC "# profcopy trace "
-
-static bool
-read_error (char **errmsg, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  if (vasprintf (errmsg, format, ap) < 0)
-    *errmsg = NULL;
-  va_end (ap);
-  return false;
-}
 
 static uint32_t
 get32 (const unsigned char *p)
@@ -70,7 +58,7 @@ slurp (const char *file, unsigned char **data, size_t *size, char **errmsg)
   size_t len = 0, cap = 0;
 
   if (f == NULL)
-    return read_error (errmsg, "cannot open: %s", strerror (errno));
+    return errmsg_format (errmsg, "cannot open: %s", strerror (errno));
   for (;;)
     {
       size_t n;
@@ -81,7 +69,7 @@ slurp (const char *file, unsigned char **data, size_t *size, char **errmsg)
 	    {
 	      free (buf);
 	      fclose (f);
-	      return read_error (errmsg, "out of memory");
+	      return errmsg_format (errmsg, "out of memory");
 	    }
 	  buf = p;
 	  cap += 65536;
@@ -96,7 +84,7 @@ slurp (const char *file, unsigned char **data, size_t *size, char **errmsg)
       int err = errno;
       free (buf);
       fclose (f);
-      return read_error (errmsg, "cannot read: %s", strerror (err));
+      return errmsg_format (errmsg, "cannot read: %s", strerror (err));
     }
   fclose (f);
   buf[len] = '\0';
@@ -184,18 +172,18 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
   size_t pos;
 
   if (size < PCTRACE_HEADER_SIZE)
-    return read_error (errmsg, "truncated file header");
+    return errmsg_format (errmsg, "truncated file header");
   version = get32 (data + PCTRACE_H_VERSION);
   if (version != PCTRACE_VERSION)
-    return read_error (errmsg, "trace format version %" PRIu32
+    return errmsg_format (errmsg, "trace format version %" PRIu32
 		       " (this profreport reads version %d)",
 		       version, PCTRACE_VERSION);
   header_size = get32 (data + PCTRACE_H_HEADER_SIZE);
   if (header_size < PCTRACE_HEADER_SIZE || header_size > size
       || header_size % 8 != 0)
-    return read_error (errmsg, "bad header size %" PRIu32, header_size);
+    return errmsg_format (errmsg, "bad header size %" PRIu32, header_size);
   if (get32 (data + PCTRACE_H_CLOCK) != PCTRACE_CLOCK_MONOTONIC_NS)
-    return read_error (errmsg, "unknown clock %" PRIu32,
+    return errmsg_format (errmsg, "unknown clock %" PRIu32,
 		       get32 (data + PCTRACE_H_CLOCK));
 
   for (pos = header_size; pos < size; )
@@ -204,46 +192,46 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
       uint32_t type, rsize;
 
       if (size - pos < PCTRACE_RECORD_SIZE)
-	return read_error (errmsg, "truncated record at offset %zu", pos);
+	return errmsg_format (errmsg, "truncated record at offset %zu", pos);
       type = get32 (r + PCTRACE_R_TYPE);
       rsize = get32 (r + PCTRACE_R_SIZE);
       if (rsize < PCTRACE_RECORD_SIZE || rsize % 8 != 0 || rsize > size - pos)
-	return read_error (errmsg, "record at offset %zu: bad size %" PRIu32
+	return errmsg_format (errmsg, "record at offset %zu: bad size %" PRIu32
 			   " (%zu bytes left)", pos, rsize, size - pos);
       if (type == PCTRACE_REC_OBJECT)
 	{
 	  uint32_t len;
 	  if (rsize < PCTRACE_O_SIZE)
-	    return read_error (errmsg, "object record at offset %zu: too short",
+	    return errmsg_format (errmsg, "object record at offset %zu: too short",
 			       pos);
 	  len = get32 (r + PCTRACE_O_PATH_LEN);
 	  if (len > PCTRACE_MAX_PATH_LEN || len >= rsize - PCTRACE_O_SIZE
 	      || get32 (r + PCTRACE_O_LOW) > get32 (r + PCTRACE_O_HIGH))
-	    return read_error (errmsg, "object record at offset %zu: bad"
+	    return errmsg_format (errmsg, "object record at offset %zu: bad"
 			       " path length or range", pos);
 	  if (!add_object (t, get32 (r + PCTRACE_O_BIAS),
 			   get32 (r + PCTRACE_O_LOW),
 			   get32 (r + PCTRACE_O_HIGH),
 			   (const char *) r + PCTRACE_O_SIZE, len))
-	    return read_error (errmsg, "out of memory");
+	    return errmsg_format (errmsg, "out of memory");
 	}
       else if (type == PCTRACE_REC_EVENTS)
 	{
 	  uint32_t n;
 	  struct trace_stream *s;
 	  if (rsize < PCTRACE_E_SIZE)
-	    return read_error (errmsg, "event record at offset %zu: too short",
+	    return errmsg_format (errmsg, "event record at offset %zu: too short",
 			       pos);
 	  n = get32 (r + PCTRACE_E_N_EVENTS);
 	  if (n != (rsize - PCTRACE_E_SIZE) / PCTRACE_EVENT_SIZE
 	      || (rsize - PCTRACE_E_SIZE) % PCTRACE_EVENT_SIZE != 0)
-	    return read_error (errmsg, "event record at offset %zu: %" PRIu32
+	    return errmsg_format (errmsg, "event record at offset %zu: %" PRIu32
 			       " events do not fill its %" PRIu32 " bytes",
 			       pos, n, rsize);
 	  s = get_stream (t, get32 (r + PCTRACE_E_PID),
 			  get32 (r + PCTRACE_E_TID));
 	  if (s == NULL)
-	    return read_error (errmsg, "out of memory");
+	    return errmsg_format (errmsg, "out of memory");
 	  s->lost += get32 (r + PCTRACE_E_N_LOST);
 	  for (uint32_t i = 0; i < n; i++)
 	    {
@@ -254,7 +242,7 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
 	      if (!add_event (s, get32 (e + PCTRACE_V_FUNC),
 			      get32 (e + PCTRACE_V_SITE), stamp >> 1,
 			      (stamp & 1) == PCTRACE_EXIT))
-		return read_error (errmsg, "out of memory");
+		return errmsg_format (errmsg, "out of memory");
 	    }
 	}
       /* Other record types are skipped.  */
@@ -324,7 +312,7 @@ read_text (struct trace *t, char *data, char **errmsg)
 	{
 	  if (strncmp (line, TEXT_MAGIC, sizeof TEXT_MAGIC - 1) != 0
 	      || strncmp (line + sizeof TEXT_MAGIC - 1, "1 ", 2) != 0)
-	    return read_error (errmsg, "line 1: not version 1 of the text"
+	    return errmsg_format (errmsg, "line 1: not version 1 of the text"
 			       " trace form");
 	  continue;
 	}
@@ -377,9 +365,9 @@ read_text (struct trace *t, char *data, char **errmsg)
   return true;
 
  bad:
-  return read_error (errmsg, "line %zu: cannot parse `%.60s'", line_no, line);
+  return errmsg_format (errmsg, "line %zu: cannot parse `%.60s'", line_no, line);
  oom:
-  return read_error (errmsg, "out of memory");
+  return errmsg_format (errmsg, "out of memory");
 }
 
 bool
@@ -400,15 +388,15 @@ trace_read (const char *file, struct trace *t, char **errmsg)
     {
       t->text = true;
       if (memchr (data, '\0', size) != NULL)
-	ok = read_error (errmsg, "a NUL byte in the text form");
+	ok = errmsg_format (errmsg, "a NUL byte in the text form");
       else
 	ok = read_text (t, (char *) data, errmsg);
     }
   else
-    ok = read_error (errmsg, "not a profcopy trace");
+    ok = errmsg_format (errmsg, "not a profcopy trace");
   free (data);
   if (ok && (t->file = strdup (file)) == NULL)
-    ok = read_error (errmsg, "out of memory");
+    ok = errmsg_format (errmsg, "out of memory");
   if (!ok)
     trace_free (t);
   return ok;

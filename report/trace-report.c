@@ -22,11 +22,11 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "copy-map.h"
 #include "crc32.h"
 #include "object.h"
@@ -70,18 +70,6 @@ struct internal
   size_t *edge_slots, edge_cap;
 };
 
-static bool
-report_error (char **errmsg, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  if (vasprintf (errmsg, format, ap) < 0)
-    *errmsg = NULL;
-  va_end (ap);
-  return false;
-}
-
 static int
 compare_named (const void *a, const void *b)
 {
@@ -115,7 +103,7 @@ read_map (struct internal *in, const char *file, char **errmsg)
   size_t cap = 0;
 
   if (f == NULL)
-    return report_error (errmsg, "%s: cannot open: %s", file,
+    return errmsg_format (errmsg, "%s: cannot open: %s", file,
 			 strerror (errno));
   while (fgets (line, sizeof line, f) != NULL)
     {
@@ -135,7 +123,7 @@ read_map (struct internal *in, const char *file, char **errmsg)
 	  if (n == NULL)
 	    {
 	      fclose (f);
-	      return report_error (errmsg, "out of memory");
+	      return errmsg_format (errmsg, "out of memory");
 	    }
 	  in->map_names = n;
 	}
@@ -147,18 +135,18 @@ read_map (struct internal *in, const char *file, char **errmsg)
       if (n->name == NULL)
 	{
 	  fclose (f);
-	  return report_error (errmsg, "out of memory");
+	  return errmsg_format (errmsg, "out of memory");
 	}
       in->n_map_names++;
     }
   if (ferror (f))
     {
       fclose (f);
-      return report_error (errmsg, "%s: read error", file);
+      return errmsg_format (errmsg, "%s: read error", file);
     }
   fclose (f);
   if (in->n_map_names == 0)
-    return report_error (errmsg, "%s: no symbol in this linker map", file);
+    return errmsg_format (errmsg, "%s: no symbol in this linker map", file);
   qsort (in->map_names, in->n_map_names, sizeof *in->map_names,
 	 compare_named);
   return true;
@@ -585,7 +573,7 @@ trace_report_add (struct trace_report *r, const struct trace *t,
     {
       in = calloc (1, sizeof *in);
       if (in == NULL)
-	return report_error (errmsg, "out of memory");
+	return errmsg_format (errmsg, "out of memory");
       r->internal = in;
     }
   if (opts->map != NULL && !in->map_read)
@@ -695,7 +683,7 @@ trace_report_add (struct trace_report *r, const struct trace *t,
 
  oom:
   free (stack);
-  return report_error (errmsg, "out of memory");
+  return errmsg_format (errmsg, "out of memory");
 }
 
 /* Sort helpers.  */

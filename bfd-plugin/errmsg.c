@@ -1,0 +1,24 @@
+/* errmsg.c -- the malloc'd reason a failing function hands back.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "errmsg.h"
+
+bool
+errmsg_format (char **errmsg, const char *format, ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  if (vasprintf (errmsg, format, ap) < 0)
+    *errmsg = NULL;
+  va_end (ap);
+  return false;
+}
