@@ -2558,6 +2558,9 @@ loop_exit_words (const struct emitter *e, const struct count_plan *p)
   uint32_t n = base_words (&p->s) + 1 + (p->iv_shift != 0)
 	       + (p->iv_inverse != 0 ? 4 : 0);
 
+  /* The stack form: the saves, the copy's load, sp raised.  */
+  if (p->iv_stack)
+    n += (p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0) + 2;
   return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
 }
 
@@ -2994,6 +2997,7 @@ count_plans (struct emitter *e)
       if (p->iv)
 	{
 	  e->n_loops++;
+	  e->n_loops_stack += p->iv_stack;
 	  continue;
 	}
       e->n_edge += p->edge;
@@ -3103,6 +3107,10 @@ run_estimate (void *arg)
   return NULL;
 }
 
+/* How many turns a visit of a loop must take, at least, for its stack
+   form (plan_loop) to pay.  */
+#define STACK_TURNS 4
+
 /* Longest loop block plan_loop takes (words): its branch back must
    reach with room to spare.  */
 #define LOOP_WORDS	256
@@ -3202,14 +3210,37 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
   for (size_t i = 0; i < sizeof scratch_order && save == 0; i++)
     if (dead & R (scratch_order[i]))
       save = scratch_order[i];
-  if (save == 0)
-    return false;
   memset (&sn, 0, sizeof sn);
   gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
 		       ctl);
-  plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
-  if (sn.n_spill > 0)
-    return false;
+  if (save != 0)
+    plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
+  if (save == 0 || sn.n_spill > 0)
+    {
+      /* The stack form: the copy below a lowered sp, which the loop
+	 must leave alone, and a way out that may save registers: some
+	 28 words a visit, and a counter on the way in (the block's
+	 counter is forced).  It pays only against an increment that
+	 saves registers too (some 13 words a turn) and when a visit
+	 takes STACK_TURNS turns or more, which only a profile tells:
+	 the loop's count is at least that many times its way out's,
+	 which each visit takes once.  Its registers are r1, r2, the
+	 carry's and the difference's; with COUNT_PC the carry goes in
+	 ra, free once the base is made.  */
+      size_t i = (size_t) (b - cfg->blocks);
+      if ((used & R (REG_SP)) || p->s.n_spill == 0 || e->counts == NULL
+	  || e->counts[i] <= 0 || e->counts[i + 1] < 0
+	  || e->counts[i] < STACK_TURNS * e->counts[i + 1])
+	return false;
+      save = 0;
+      plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg));
+      /* The saved gp is a frame slot off the sp the copy moved; t9's
+	 kind depends on how many registers are asked for.  */
+      if (sn.kind == COUNT_SAVED_GP || sn.kind == COUNT_T9)
+	return false;
+      if (sn.kind != COUNT_PC)
+	plan_edge_snippet (e, &sn, b->end, gp, 2, R (reg));
+    }
   size = (uint32_t) (step[reg] > 0 ? step[reg] : -step[reg]);
   shift = 0;
   while (!(size & 1))
@@ -3229,6 +3260,7 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
   p->iv = true;
   p->iv_reg = (uint8_t) reg;
   p->iv_save = (uint8_t) save;
+  p->iv_stack = save == 0;
   p->iv_down = step[reg] < 0;
   p->iv_shift = (uint8_t) shift;
   p->iv_inverse = size != 1 ? inverse : 0;
@@ -3399,7 +3431,10 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
   est.taken = all_blocks ? NULL
 	      : malloc ((a->cfg.n_blocks + 1) * sizeof *est.taken);
-  if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL))
+  if (!all_blocks && n_used > 0)
+    e->counts = profile_block_counts (a, used, n_used, &e->n_profiled);
+  if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
+      || (!all_blocks && n_used > 0 && e->counts == NULL))
     {
       free (cold);
       free (cost);
@@ -3419,10 +3454,10 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     pthread_join (thread, NULL);
   else if (!all_blocks && ok)
     run_estimate (&est);
-  if (ok && !all_blocks && est.freq != NULL && n_used > 0)
-    e->n_profiled = estimate_from_counts (a, used, n_used, est.freq,
-					  est.taken);
-  if (ok && !all_blocks && est.freq == NULL)
+  if (ok && !all_blocks
+      && (est.freq == NULL
+	  || (e->counts != NULL
+	      && !estimate_from_counts (a, e->counts, est.freq, est.taken))))
     {
       *errmsg = strdup ("out of memory");
       ok = false;
@@ -3433,6 +3468,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   free (cold);
   free (est.freq);
   free (est.taken);
+  free (e->counts);
+  e->counts = NULL;
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
@@ -3706,7 +3743,7 @@ layout_pass (struct emitter *e)
 	  e->past_probe[ws] = pc;
 	}
       if (p->iv)
-	pc += 4;
+	pc += 4 * (p->iv_stack ? 2 : 1);
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  long w = emit_word_index (e, at);
@@ -4471,9 +4508,18 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   uint32_t retry, high, off;
   int32_t lo;
 
+  if (p->iv_stack)
+    {
+      d = sn->regs[3];
+      if (sn->kind == COUNT_PC)
+	carry = REG_RA;
+      put_spill (c, sn);
+    }
   put_counter_base (c, block, block, sn, &lo);
   if (c->failed)
     return;
+  if (p->iv_stack)
+    put (c, itype (OP_LW, REG_SP, d, sn->n_spill > 0 ? 16 : 0));
   if (p->iv_down)
     put (c, rtype (FUNCT_SUBU, d, p->iv_reg, d, 0));
   else
@@ -4508,6 +4554,11 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
     {
       put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
+    }
+  if (p->iv_stack)
+    {
+      put_unspill (c, sn, 0);
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
     }
 }
 
@@ -5232,7 +5283,12 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  e->n_probes++;
 	  e->n_probe_stubs += e->probe_new_stub[ws];
 	}
-      if (p->iv)
+      if (p->iv && p->iv_stack)
+	{
+	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+	  put (&c, itype (OP_SW, REG_SP, p->iv_reg, 0));
+	}
+      else if (p->iv)
 	put (&c, addu (p->iv_save, p->iv_reg, 0));
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
@@ -5315,6 +5371,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 void
 emit_free (struct emitter *e)
 {
+  free (e->counts);
   free (e->section_base);
   free (e->map);
   free (e->insn_new);

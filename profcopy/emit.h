@@ -103,8 +103,13 @@ struct count_plan
      modulo 2^32 when it is not 1, else 0.  On the way out, after the
      fall-through of its branch, the steps taken are added to the
      counter by S, whose registers are r1, r2 and the carry's (after ra
-     for COUNT_PC).  AT is the block's start.  */
-  bool iv, iv_down;
+     for COUNT_PC).  AT is the block's start.  With IV_STACK (where no
+     register is dead throughout the loop; only with a profile that
+     says its visits are long), the copy is IV_REG's value stored below
+     sp, lowered by 8 (the loop never touches sp), and S may save
+     registers: the difference goes in its last register, the carry in
+     ra for COUNT_PC.  */
+  bool iv, iv_down, iv_stack;
   uint8_t iv_reg, iv_save, iv_shift;
   uint32_t iv_inverse;
 };
@@ -215,8 +220,12 @@ struct emitter
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
   size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
   size_t n_jumps;		/* Of the skipped, those in place of a b.  */
-  size_t n_loops;		/* Counted by their induction register.  */
+  size_t n_loops;		/* Counted by their induction register, */
+  size_t n_loops_stack;		/* ... of them with the copy on the stack.  */
   size_t n_profiled;		/* Blocks the used profiles count.  */
+  /* While emit_plan chooses the counters: per block, its count in the
+     used profiles (-1: not known), or NULL without profiles.  */
+  double *counts;
   size_t n_edge_window;
   size_t n_derived;
   size_t n_long_calls;

@@ -683,42 +683,58 @@ edge_flow (const struct cfg *cfg, const double *count, const uint32_t *npred,
   return flow < 0 ? 0 : flow > count[b] ? count[b] : flow;
 }
 
-size_t
-estimate_from_counts (const struct analysis *a,
+double *
+profile_block_counts (const struct analysis *a,
 		      const struct prof_object *const *objs, size_t n,
-		      float *freq, float *taken)
+		      size_t *hits)
 {
   const struct cfg *cfg = &a->cfg;
-  size_t nb = cfg->n_blocks, hits = 0;
-  double *count = calloc (nb + 1, sizeof *count);
-  uint32_t *npred = calloc (nb + 1, sizeof *npred);
-  unsigned char *seen = calloc (nb + 1, 1);
-  float top = 0;
+  double *count = malloc ((cfg->n_blocks + 1) * sizeof *count);
 
-  if (count == NULL || npred == NULL || seen == NULL)
-    {
-      free (count);
-      free (npred);
-      free (seen);
-      return 0;
-    }
+  *hits = 0;
+  if (count == NULL)
+    return NULL;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    count[i] = -1;
   for (size_t k = 0; k < n; k++)
     for (uint32_t j = 0; j < objs[k]->n_blocks; j++)
       {
 	long b = cfg_block_starting (cfg, objs[k]->blocks[j].start);
 	if (b < 0)
 	  continue;
+	if (count[b] < 0)
+	  {
+	    count[b] = 0;
+	    ++*hits;
+	  }
 	count[b] += (double) objs[k]->counts[j];
-	if (!seen[b])
-	  hits++;
-	seen[b] = 1;
       }
+  return count;
+}
+
+bool
+estimate_from_counts (const struct analysis *a, const double *count,
+		      float *freq, float *taken)
+{
+  const struct cfg *cfg = &a->cfg;
+  size_t nb = cfg->n_blocks;
+  double *known = malloc ((nb + 1) * sizeof *known);
+  uint32_t *npred = calloc (nb + 1, sizeof *npred);
+  float top = 0;
+
+  if (known == NULL || npred == NULL)
+    {
+      free (known);
+      free (npred);
+      return false;
+    }
   for (size_t i = 0; i < nb; i++)
     {
       for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
 	npred[cfg->blocks[i].succ[k]]++;
       if (freq[i] > top)
 	top = freq[i];
+      known[i] = count[i] < 0 ? 0 : count[i];
     }
   for (size_t i = 0; i < nb; i++)
     {
@@ -727,15 +743,12 @@ estimate_from_counts (const struct analysis *a,
       /* The estimate, scaled below one run, orders the blocks that
 	 did not run (another input may run them) and those the
 	 profiles do not know.  */
-      freq[i] = (float) count[i] + (top > 0 ? 0.5f * freq[i] / top : 0);
-      if (!seen[i])
-	continue;
-      if (taken != NULL && blk->n_succ == 2 && count[i] > 0)
-	taken[i] = (float) (edge_flow (cfg, count, npred, i, blk->succ[0])
-			    / count[i]);
+      freq[i] = (float) known[i] + (top > 0 ? 0.5f * freq[i] / top : 0);
+      if (taken != NULL && blk->n_succ == 2 && known[i] > 0)
+	taken[i] = (float) (edge_flow (cfg, known, npred, i, blk->succ[0])
+			    / known[i]);
     }
-  free (count);
+  free (known);
   free (npred);
-  free (seen);
-  return hits;
+  return true;
 }

@@ -26,14 +26,21 @@ float *estimate_frequencies (const struct analysis *a,
 			     const unsigned char *cold,
 			     const uint32_t *enters, float *taken);
 
+/* Per block of A, the sum of its counts in the N profiled objects OBJS
+   (earlier runs of the same file), or -1 for a block they do not know,
+   in a malloc'd array (NULL when out of memory); *HITS says how many
+   blocks they know.  */
+double *profile_block_counts (const struct analysis *a,
+			      const struct prof_object *const *objs,
+			      size_t n, size_t *hits);
+
 /* Replace the estimates FREQ and TAKEN (as estimate_frequencies made
-   them) of A's blocks by the counts of the N profiled objects OBJS,
-   earlier runs of the same file: a block's frequency becomes its count
-   (summed over OBJS), with the estimate breaking ties below one run; a
+   them) of A's blocks by the counts COUNT (profile_block_counts): a
+   block's frequency becomes its count, with the estimate breaking ties
+   below one run (a block the profiles do not know counts 0 so); a
    branch's taken share comes from the counts of its two successors.
-   Return how many of A's blocks the profiles count.  */
-size_t estimate_from_counts (const struct analysis *a,
-			     const struct prof_object *const *objs, size_t n,
-			     float *freq, float *taken);
+   False when out of memory.  */
+bool estimate_from_counts (const struct analysis *a, const double *count,
+			   float *freq, float *taken);
 
 #endif /* PROFCOPY_ESTIMATE_H */

@@ -863,7 +863,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "(%zu of them behind a branch-likely), "
 	     "%zu in place of the unconditional branch after them, "
 	     "%zu counted on edges, %zu loops by their induction "
-	     "register), %zu branch edges counted "
+	     "register, %zu of them with the copy on the stack), "
+	     "%zu branch edges counted "
 	     "(%zu in gp's window), "
 	     "%zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
@@ -874,7 +875,7 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_count_abs,
 	     rw.e.n_count_window, rw.e.n_spilled,
 	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_jumps,
-	     rw.e.n_edge, rw.e.n_loops,
+	     rw.e.n_edge, rw.e.n_loops, rw.e.n_loops_stack,
 	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
