@@ -20,8 +20,10 @@
    - In a region, every function entry starts one run, and runs flow
      along the edges.  A branch sends BACK_TAKEN of its flow along a
      loop's back edge, LEAVE_LOOP out of its innermost loop, TO_COLD to
-     a block that surely runs seldom, and half each way otherwise; a
-     jump through a switch table sends the same share to each target.
+     a block that surely runs seldom, TO_CALL to a block that ends in a
+     call when the other way does not (Ball and Larus's call
+     heuristic), and half each way otherwise; a jump through a switch
+     table sends the same share to each target.
      The back edges are those of a depth-first search; a loop is the
      natural loop of the back edges into one header.  Gauss-Seidel
      sweeps in reverse post-order solve the flow equations, until no
@@ -54,6 +56,12 @@
 #define BACK_TAKEN 0.78f
 #define LEAVE_LOOP 0.3f
 #define TO_COLD 0.02f
+/* The call heuristic (Ball and Larus, 1993, "Branch prediction for
+   free"): their 0.22; with it the bench programs run 0.4% (sqlite3) to
+   0.9% (cpubench) fewer instructions profiled; 0.12 and 0.3 do about as
+   well.  Their return, opcode, loop-header and store heuristics each
+   cost one of the three programs more than they saved the others.  */
+#define TO_CALL 0.22f
 #define CONVERGED 0.002f
 #define MAX_SWEEPS 8
 #define FREQ_MAX 1e18f
@@ -442,6 +450,14 @@ in_loop (const struct estimator *e, uint32_t s, uint32_t h)
   return false;
 }
 
+/* True if block B of E ends in a call.  */
+
+static bool
+ends_in_call (const struct estimator *e, uint32_t b)
+{
+  return (e->a->cfg.blocks[b].flags & BLOCK_F_CALL) != 0;
+}
+
 /* Share the flow of every branch of E between its two ways.  */
 
 static void
@@ -463,6 +479,8 @@ set_shares (struct estimator *e)
 	p = e->back[k] ? BACK_TAKEN : 1 - BACK_TAKEN;
       else if (h != NONE && in_loop (e, x->to, h) != in_loop (e, y->to, h))
 	p = in_loop (e, x->to, h) ? 1 - LEAVE_LOOP : LEAVE_LOOP;
+      else if (ends_in_call (e, x->to) != ends_in_call (e, y->to))
+	p = ends_in_call (e, x->to) ? TO_CALL : 1 - TO_CALL;
       x->share = p;
       y->share = 1 - p;
       k++;
