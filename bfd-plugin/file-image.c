@@ -59,7 +59,8 @@ file_image_read (const char *path, struct file_image *image)
   int fd, err = 0;
 
   memset (image, 0, sizeof *image);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  /* Not blocking: a FIFO is refused below, not waited on.  */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return errno;
   if (fstat (fd, &st) != 0)

@@ -12,10 +12,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "errmsg.h"
 #include "trace-format.h"
@@ -35,16 +38,26 @@ bool
 trace_file_p (const char *file)
 {
   char buf[sizeof TEXT_MAGIC];
-  FILE *f = fopen (file, "rb");
-  size_t n;
+  struct stat st;
+  ssize_t n;
+  /* Not blocking, and only a regular file: the first bytes of a FIFO
+     would be gone (and opening one waits for a writer).  */
+  int fd = open (file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-  if (f == NULL)
+  if (fd < 0)
     return false;
-  n = fread (buf, 1, sizeof buf - 1, f);
-  fclose (f);
-  return ((n >= PCTRACE_MAGIC_LEN
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return false;
+    }
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n < 0)
+    return false;
+  return (((size_t) n >= PCTRACE_MAGIC_LEN
 	   && memcmp (buf, PCTRACE_MAGIC, PCTRACE_MAGIC_LEN) == 0)
-	  || (n == sizeof TEXT_MAGIC - 1
+	  || ((size_t) n == sizeof TEXT_MAGIC - 1
 	      && memcmp (buf, TEXT_MAGIC, sizeof TEXT_MAGIC - 1) == 0));
 }
 
