@@ -108,7 +108,7 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
     }
   else if (n_edges != 0)
     return errmsg_format (errmsg, "object %u: counted edges without a"
-		       " derivation table", index);
+			  " derivation table", index);
   for (uint32_t j = 0; j < n_window; j++)
     if (get32 (be, wb + 4 * j) >= (uint64_t) n + n_edges)
       return errmsg_format (errmsg, "object %u: bad window", index);
@@ -191,7 +191,7 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   if (path_len == 0 || path_len > PCPROF_MAX_PATH_LEN
       || bid_len > PCPROF_MAX_BUILD_ID_LEN)
     return errmsg_format (errmsg, "object %u: bad path or build-id length",
-		       index);
+			  index);
   path_pad = PCPROF_PAD8 ((uint64_t) path_len + 1);
   bid_pad = PCPROF_PAD8 ((uint64_t) bid_len);
   n_counts = (uint64_t) n + n_edges + n_window;
@@ -199,7 +199,7 @@ parse_record (const unsigned char *data, size_t size, size_t off,
 	 + derive_pad + wb_pad + n_counts * PCPROF_COUNT_SIZE;
   if (record_size < need || record_size % 8 != 0)
     return errmsg_format (errmsg, "object %u: bad record size %llu", index,
-		       (unsigned long long) record_size);
+			  (unsigned long long) record_size);
   if (record_size > size - off)
     return errmsg_format (errmsg, "truncated (object %u)", index);
 
@@ -305,8 +305,8 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       && !(version == PCPROF_VERSION_1 && !be))
     {
       errmsg_format (errmsg, "unsupported profile version %u (this profreport"
-		  " reads versions %u and %u)", version, PCPROF_VERSION_1,
-		  PCPROF_VERSION);
+		     " reads versions %u and %u)", version, PCPROF_VERSION_1,
+		     PCPROF_VERSION);
       goto cleanup;
     }
   header_size = get32 (be, data + PCPROF_H_HEADER_SIZE);
@@ -344,7 +344,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   if (off != size)
     {
       errmsg_format (errmsg, "%zu bytes of garbage after the last object",
-		  size - off);
+		     size - off);
       goto cleanup;
     }
 
@@ -357,7 +357,7 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       else if (!same_blocks (old, &objs[i]))
 	{
 	  errmsg_format (errmsg, "%s: block table differs from the one in %s",
-		      objs[i].path, old->profile);
+			 objs[i].path, old->profile);
 	  goto cleanup;
 	}
     }

@@ -736,17 +736,9 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
   /* The second pass follows registers through the switch tables the
      first one found; the walks of the first that met no indirect jump
      are kept for it.  */
-  if (!regflow_init (&rf, code))
-    {
-      regflow_free (&rf);
-      return false;
-    }
-  if (!find_code_refs_1 (obj, code, table, &rf))
-    {
-      regflow_free (&rf);
-      return false;
-    }
-  edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
+  ok = regflow_init (&rf, code) && find_code_refs_1 (obj, code, table, &rf);
+  if (ok)
+    edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
   if (edges == NULL)
     {
       regflow_free (&rf);

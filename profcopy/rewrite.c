@@ -107,6 +107,7 @@ struct rewriter
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
   uint32_t map_addr;		/* Address of the map table.  */
+  uint32_t checksum;		/* CRC-32 of the original file.  */
 };
 
 /* Add a section header NAME for SIZE bytes at ADDR of the segment.  */
@@ -740,7 +741,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   put32 (h + 28, sb->vaddr + (uint32_t) map_off, be);
   put32 (h + 32, text_start, be);
   put32 (h + 36, text_end, be);
-  put32 (h + 40, crc32_ieee (obj->image, obj->size), be);
+  put32 (h + 40, rw->checksum, be);
   put32 (h + 44, (uint32_t) obj->size, be);
   put32 (h + 48, sb->vaddr + (uint32_t) path_off, be);
   put32 (h + 52, obj->build_id != NULL ? sb->vaddr + (uint32_t) id_off : 0,
@@ -772,25 +773,23 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   return false;
 }
 
-/* The objects of the profiles SET that counted OBJ (the same checksum
-   and size: the same file) in a malloc'd array of *N, or NULL (also
-   when out of memory, *N then not 0).  */
+/* The objects of the profiles SET that counted the original of RW (the
+   same checksum and size: the same file) in a malloc'd array of *N, or
+   NULL (also when out of memory, *N then not 0).  */
 
 static const struct prof_object **
-profiled_runs (const struct mips_object *obj, const struct profile_set *set,
+profiled_runs (const struct rewriter *rw, const struct profile_set *set,
 	       size_t *n)
 {
   const struct prof_object **runs;
-  uint32_t crc;
 
   *n = 0;
   if (set == NULL || set->n_objects == 0)
     return NULL;
-  crc = crc32_ieee (obj->image, obj->size);
   runs = malloc (set->n_objects * sizeof *runs);
   for (size_t i = 0; i < set->n_objects; i++)
-    if (set->objects[i].checksum == crc
-	&& set->objects[i].file_size == obj->size)
+    if (set->objects[i].checksum == rw->checksum
+	&& set->objects[i].file_size == rw->a.obj.size)
       {
 	if (runs != NULL)
 	  runs[*n] = &set->objects[i];
@@ -833,7 +832,10 @@ rewrite_object (const char *in_path, const char *out_path,
       *errmsg = strdup ("out of memory");
       goto done;
     }
-  used = profiled_runs (&rw.a.obj, opts->use_profile, &n_used);
+  /* The segment header's checksum, which also names the object in the
+     profiles of --use-profile.  */
+  rw.checksum = crc32_ieee (rw.a.obj.image, rw.a.obj.size);
+  used = profiled_runs (&rw, opts->use_profile, &n_used);
   ok_plan = (n_used == 0 || used != NULL)
 	    && emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
 			  opts->single_update, &sites, used, n_used, errmsg);

@@ -248,7 +248,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
       || crc32_ieee (obj.image, obj.size) != prof->checksum)
     {
       errmsg_format (errmsg, "changed since it was profiled (checksum "
-		    "mismatch)");
+		     "mismatch)");
       goto cleanup;
     }
   if (prof->build_id_len != 0 && obj.build_id != NULL
@@ -256,7 +256,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
 	  || memcmp (obj.build_id, prof->build_id, prof->build_id_len) != 0))
     {
       errmsg_format (errmsg, "changed since it was profiled (build-id "
-		    "mismatch)");
+		     "mismatch)");
       goto cleanup;
     }
 
@@ -294,7 +294,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
   if (!calls_find (r, r->n_objects - 1, &obj, &err))
     {
       errmsg_format (errmsg, "cannot find its calls: %s",
-		    err != NULL ? err : "out of memory");
+		     err != NULL ? err : "out of memory");
       free (err);
       goto cleanup;
     }

@@ -189,15 +189,15 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
   version = get32 (data + PCTRACE_H_VERSION);
   if (version != PCTRACE_VERSION)
     return errmsg_format (errmsg, "trace format version %" PRIu32
-		       " (this profreport reads version %d)",
-		       version, PCTRACE_VERSION);
+			  " (this profreport reads version %d)",
+			  version, PCTRACE_VERSION);
   header_size = get32 (data + PCTRACE_H_HEADER_SIZE);
   if (header_size < PCTRACE_HEADER_SIZE || header_size > size
       || header_size % 8 != 0)
     return errmsg_format (errmsg, "bad header size %" PRIu32, header_size);
   if (get32 (data + PCTRACE_H_CLOCK) != PCTRACE_CLOCK_MONOTONIC_NS)
     return errmsg_format (errmsg, "unknown clock %" PRIu32,
-		       get32 (data + PCTRACE_H_CLOCK));
+			  get32 (data + PCTRACE_H_CLOCK));
 
   for (pos = header_size; pos < size; )
     {
@@ -210,18 +210,18 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
       rsize = get32 (r + PCTRACE_R_SIZE);
       if (rsize < PCTRACE_RECORD_SIZE || rsize % 8 != 0 || rsize > size - pos)
 	return errmsg_format (errmsg, "record at offset %zu: bad size %" PRIu32
-			   " (%zu bytes left)", pos, rsize, size - pos);
+			      " (%zu bytes left)", pos, rsize, size - pos);
       if (type == PCTRACE_REC_OBJECT)
 	{
 	  uint32_t len;
 	  if (rsize < PCTRACE_O_SIZE)
-	    return errmsg_format (errmsg, "object record at offset %zu: too short",
-			       pos);
+	    return errmsg_format (errmsg, "object record at offset %zu: too"
+				  " short", pos);
 	  len = get32 (r + PCTRACE_O_PATH_LEN);
 	  if (len > PCTRACE_MAX_PATH_LEN || len >= rsize - PCTRACE_O_SIZE
 	      || get32 (r + PCTRACE_O_LOW) > get32 (r + PCTRACE_O_HIGH))
 	    return errmsg_format (errmsg, "object record at offset %zu: bad"
-			       " path length or range", pos);
+				  " path length or range", pos);
 	  if (!add_object (t, get32 (r + PCTRACE_O_BIAS),
 			   get32 (r + PCTRACE_O_LOW),
 			   get32 (r + PCTRACE_O_HIGH),
@@ -233,14 +233,14 @@ read_binary (struct trace *t, const unsigned char *data, size_t size,
 	  uint32_t n;
 	  struct trace_stream *s;
 	  if (rsize < PCTRACE_E_SIZE)
-	    return errmsg_format (errmsg, "event record at offset %zu: too short",
-			       pos);
+	    return errmsg_format (errmsg, "event record at offset %zu: too"
+				  " short", pos);
 	  n = get32 (r + PCTRACE_E_N_EVENTS);
 	  if (n != (rsize - PCTRACE_E_SIZE) / PCTRACE_EVENT_SIZE
 	      || (rsize - PCTRACE_E_SIZE) % PCTRACE_EVENT_SIZE != 0)
-	    return errmsg_format (errmsg, "event record at offset %zu: %" PRIu32
-			       " events do not fill its %" PRIu32 " bytes",
-			       pos, n, rsize);
+	    return errmsg_format (errmsg, "event record at offset %zu: %"
+				  PRIu32 " events do not fill its %" PRIu32
+				  " bytes", pos, n, rsize);
 	  s = get_stream (t, get32 (r + PCTRACE_E_PID),
 			  get32 (r + PCTRACE_E_TID));
 	  if (s == NULL)
@@ -326,7 +326,7 @@ read_text (struct trace *t, char *data, char **errmsg)
 	  if (strncmp (line, TEXT_MAGIC, sizeof TEXT_MAGIC - 1) != 0
 	      || strncmp (line + sizeof TEXT_MAGIC - 1, "1 ", 2) != 0)
 	    return errmsg_format (errmsg, "line 1: not version 1 of the text"
-			       " trace form");
+				  " trace form");
 	  continue;
 	}
       if (strncmp (line, "# lost ", 7) == 0)
@@ -378,7 +378,8 @@ read_text (struct trace *t, char *data, char **errmsg)
   return true;
 
  bad:
-  return errmsg_format (errmsg, "line %zu: cannot parse `%.60s'", line_no, line);
+  return errmsg_format (errmsg, "line %zu: cannot parse `%.60s'", line_no,
+			line);
  oom:
   return errmsg_format (errmsg, "out of memory");
 }

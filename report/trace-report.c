@@ -104,7 +104,7 @@ read_map (struct internal *in, const char *file, char **errmsg)
 
   if (f == NULL)
     return errmsg_format (errmsg, "%s: cannot open: %s", file,
-			 strerror (errno));
+			  strerror (errno));
   while (fgets (line, sizeof line, f) != NULL)
     {
       unsigned long long addr;
