@@ -18,12 +18,14 @@
      go from region to region.
 
    - In a region, every function entry starts one run, and runs flow
-     along the edges.  A branch sends BACK_TAKEN of its flow along a
-     loop's back edge, LEAVE_LOOP out of its innermost loop, TO_COLD to
-     a block that surely runs seldom, TO_CALL to a block that ends in a
-     call when the other way does not (Ball and Larus's call
-     heuristic), and half each way otherwise; a jump through a switch
-     table sends the same share to each target.
+     along the edges.  A branch sends TO_COLD of its flow to a block
+     that surely runs seldom, else TO_SWITCH to a block that ends in a
+     jump through a switch table when the other way does not (a
+     switch's range check), else BACK_TAKEN along a loop's back edge,
+     else LEAVE_LOOP out of its innermost loop, else TO_CALL to a block
+     that ends in a call when the other way does not (Ball and Larus's
+     call heuristic), else half each way; a jump through a switch table
+     sends the same share to each target.
      The back edges are those of a depth-first search; a loop is the
      natural loop of the back edges into one header.  Gauss-Seidel
      sweeps in reverse post-order solve the flow equations, until no
@@ -62,6 +64,13 @@
    well.  Their return, opcode, loop-header and store heuristics each
    cost one of the three programs more than they saved the others.  */
 #define TO_CALL 0.22f
+/* A branch of which one way ends in a jump through a switch table and
+   the other not is most often a switch's range check, whose cases are
+   what runs: without this rule the interpreter loop of sqlite3 took
+   its out-of-range way for the loop's back edge and put a counter in
+   the dispatch, which every opcode runs (sqlite3 1.7% fewer
+   instructions, lua5.4 and cpubench the same; 0.97 does as well).  */
+#define TO_SWITCH 0.9f
 #define CONVERGED 0.002f
 #define MAX_SWEEPS 8
 #define FREQ_MAX 1e18f
@@ -458,6 +467,14 @@ ends_in_call (const struct estimator *e, uint32_t b)
   return (e->a->cfg.blocks[b].flags & BLOCK_F_CALL) != 0;
 }
 
+/* True if block B of E ends in a jump through a switch table.  */
+
+static bool
+ends_in_switch (const struct estimator *e, uint32_t b)
+{
+  return (e->a->cfg.blocks[b].flags & BLOCK_F_TABLE) != 0;
+}
+
 /* Share the flow of every branch of E between its two ways.  */
 
 static void
@@ -475,6 +492,8 @@ set_shares (struct estimator *e)
       h = e->inner[x->from];
       if (e->cold[x->to] != e->cold[y->to])
 	p = e->cold[x->to] ? TO_COLD : 1 - TO_COLD;
+      else if (ends_in_switch (e, x->to) != ends_in_switch (e, y->to))
+	p = ends_in_switch (e, x->to) ? TO_SWITCH : 1 - TO_SWITCH;
       else if (e->back[k] != e->back[k + 1])
 	p = e->back[k] ? BACK_TAKEN : 1 - BACK_TAKEN;
       else if (h != NONE && in_loop (e, x->to, h) != in_loop (e, y->to, h))
