@@ -36,13 +36,17 @@
 # mipsel lua5.4 running bench/lua-workload.lua; Debian's mipsel sqlite3
 # running bench/sqlite-workload.sql on an in-memory database.  Each
 # plain program is also rewritten with `profcopy --whole-program' (the
-# program, every library it needs, libc included, and the runtime), and
-# again with --counter-update=single (variant pc-single: increments
-# without ll/sc, exact only while threads do not race).  Then twice
-# more with --use-profile of the profile the profcopy variant's counted
-# run wrote (variants trained and tr-single: the counters placed by the
-# counts of that earlier run of the same workload instead of by the
-# static estimate; atomic and single increments).
+# program, every library it needs, libc included, and the runtime; the
+# default --counter-update=auto: single increments for cpubench and
+# lua5.4, atomic ones for sqlite3, whose libsqlite3 imports
+# pthread_create), again with --counter-update=atomic (variant
+# pc-atomic: ll/sc increments, exact under threads) and with
+# --counter-update=single (variant pc-single: increments without
+# ll/sc, exact only while threads do not race).  Then twice more with
+# --use-profile of the profile the profcopy variant's counted run wrote
+# (variants trained and tr-single: the counters placed by the counts of
+# that earlier run of the same workload instead of by the static
+# estimate; the default's increments and single ones).
 # Every variant runs under qemu-user with the same environment and the
 # same length of program path; the script counts its guest instructions
 # with the TCG plugin (everything the guest runs: ld.so, libc, the
@@ -159,13 +163,13 @@ have_testbed=yes
 # a program path (argv[0], auxv) of the same length.
 programs="cpubench lua5.4 sqlite3"
 declare -A variants_of arch_of sysroot_of args_of input_of
-variants_of[cpubench]="original gcov gprof profcopy pc-single trained tr-single"
+variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single trained tr-single"
 arch_of[cpubench]=$arch
 sysroot_of[cpubench]=/usr/$triple
 args_of[cpubench]=$scale
 input_of[cpubench]=/dev/null
 for p in lua5.4 sqlite3; do
-  variants_of[$p]="original profcopy pc-single trained tr-single"
+  variants_of[$p]="original profcopy pc-atomic pc-single trained tr-single"
   arch_of[$p]=mipsel
   sysroot_of[$p]=$tbroot
 done
@@ -181,6 +185,7 @@ variant_dir () {
     gcov) echo gcov ;;
     gprof) echo gprf ;;
     profcopy) echo pcpy ;;
+    pc-atomic) echo pcat ;;
     pc-single) echo pcps ;;
     trained) echo pctr ;;
     tr-single) echo pcts ;;
@@ -227,14 +232,15 @@ prepare () {
   esac
 }
 
-# rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-single,
-# trained or tr-single) of the plain program NAME; the trained ones use
+# rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-atomic,
+# pc-single, trained or tr-single) of the plain program NAME; the trained ones use
 # the profile of the profcopy variant's counted run.
 rewrite () {
   local name=$1 base=$work/$1 dir
   dir=$(variant_dir "$2")
   set --
   case $dir in
+    pcat) set -- --counter-update=atomic ;;
     pcps) set -- --counter-update=single ;;
     pctr) set -- "--use-profile=$base/$name.prof" ;;
     pcts) set -- "--use-profile=$base/$name.prof" --counter-update=single ;;
@@ -278,7 +284,7 @@ measure () {
     done
     return
   fi
-  for variant in profcopy pc-single; do
+  for variant in profcopy pc-atomic pc-single; do
     rewrite_checked "$name" "$variant"
   done
 

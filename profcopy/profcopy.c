@@ -49,6 +49,14 @@ enum action
   ACTION_LIST_NEEDED
 };
 
+/* How counters are incremented (--counter-update).  */
+enum counter_update
+{
+  UPDATE_AUTO,			/* Single when no thread can run them.  */
+  UPDATE_ATOMIC,
+  UPDATE_SINGLE
+};
+
 /* Everything the command line says.  */
 struct options
 {
@@ -61,7 +69,7 @@ struct options
   bool poison_original;
   bool all_blocks;
   bool calls;
-  bool single_update;		/* --counter-update=single.  */
+  enum counter_update update;	/* --counter-update.  */
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
   long jobs;			/* -j: objects rewritten at once, 0: one per
@@ -128,11 +136,13 @@ usage (FILE *stream, int status)
       --all-blocks               Put a counter in every block (by default\n\
                                    blocks whose counts follow from others'\n\
                                    have none)\n\
-      --counter-update=atomic|single\n\
-                                 How counters are incremented: atomic (the\n\
-                                   default) is exact under threads; single\n\
-                                   is faster but may lose counts when\n\
-                                   threads run the same code at once\n\
+      --counter-update=auto|atomic|single\n\
+                                 How counters are incremented: atomic is\n\
+                                   exact under threads; single is faster but\n\
+                                   may lose counts when threads run the same\n\
+                                   code at once; auto (the default) is single\n\
+                                   when --whole-program finds no object that\n\
+                                   imports a function that starts threads\n\
       --use-profile=PROFILE      Place the counters by the block counts of\n\
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
@@ -254,7 +264,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.poison_original = opts->poison_original;
   ropts.all_blocks = opts->all_blocks;
   ropts.calls = opts->calls;
-  ropts.single_update = opts->single_update;
+  ropts.single_update = opts->update == UPDATE_SINGLE;
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -493,8 +503,48 @@ run_jobs (const struct options *opts, struct job *jobs, size_t n)
   return status;
 }
 
+/* Functions of the C library that start threads: pthread_create and
+   C11's thrd_create, clone, and those whose notifications or requests a
+   thread of the library serves (SIGEV_THREAD timers and message queue
+   notifications, POSIX asynchronous I/O, getaddrinfo_a).  */
+static const char *const thread_starters[] = {
+  "aio_fsync", "aio_fsync64", "aio_read", "aio_read64", "aio_write",
+  "aio_write64", "clone", "getaddrinfo_a", "lio_listio", "lio_listio64",
+  "mq_notify", "pthread_create", "thrd_create", "timer_create", NULL
+};
+
+/* Set *NAME to a function of thread_starters that the object at PATH
+   imports (an undefined dynamic symbol), or NULL if none.  False, with
+   *ERRMSG, when PATH cannot be read.  */
+
+static bool
+thread_starter (const char *path, const char **name, char **errmsg)
+{
+  struct mips_object obj;
+
+  *name = NULL;
+  if (!object_read (path, &obj, errmsg))
+    return false;
+  for (size_t i = 0; i < obj.n_symbols && *name == NULL; i++)
+    {
+      const struct object_symbol *sym = &obj.symbols[i];
+      if (!sym->dynamic || sym->shndx != SHN_UNDEF || sym->name == NULL)
+	continue;
+      for (size_t k = 0; thread_starters[k] != NULL; k++)
+	if (strcmp (sym->name, thread_starters[k]) == 0)
+	  {
+	    *name = thread_starters[k];
+	    break;
+	  }
+    }
+  object_close (&obj);
+  return true;
+}
+
 /* Rewrite the program EXE and every shared object it needs into the
-   directory OPTS->output, and copy the runtime there.  */
+   directory OPTS->output, and copy the runtime there.  With
+   --counter-update=auto, all of them get single increments when none
+   imports a function that starts threads, else atomic ones.  */
 
 static int
 whole_program (const struct options *opts, const char *exe)
@@ -503,6 +553,7 @@ whole_program (const struct options *opts, const char *exe)
   struct lib_search search;
   struct needed_closure closure;
   struct job *jobs;
+  struct options chosen;
   char *err = NULL, *out = NULL, *runtime = NULL;
   int status = 0;
   bool big_endian;
@@ -540,6 +591,37 @@ whole_program (const struct options *opts, const char *exe)
       file_error (opts->output, "%s", strerror (errno));
       status = 1;
       goto done;
+    }
+
+  if (opts->update == UPDATE_AUTO)
+    {
+      /* Copied: the jobs rewrite with the mode chosen here.  */
+      chosen = *opts;
+      chosen.update = UPDATE_SINGLE;
+      for (size_t i = 0; i <= closure.n_libs; i++)
+	{
+	  const char *path = i == 0 ? exe : closure.libs[i - 1].path;
+	  const char *name = NULL;
+	  if (!thread_starter (path, &name, &err))
+	    {
+	      file_error (path, "%s", err != NULL ? err : "cannot read");
+	      free (err);
+	      status = 1;
+	      goto done;
+	    }
+	  if (name != NULL)
+	    {
+	      chosen.update = UPDATE_ATOMIC;
+	      if (opts->verbose)
+		fprintf (stderr, "%s: %s imports %s: atomic increments\n",
+			 program_name, path, name);
+	      break;
+	    }
+	}
+      if (opts->verbose && chosen.update == UPDATE_SINGLE)
+	fprintf (stderr, "%s: no object imports a function that starts "
+		 "threads: single increments\n", program_name);
+      opts = &chosen;
     }
 
   jobs = calloc (closure.n_libs + 1, sizeof *jobs);
@@ -706,13 +788,15 @@ main (int argc, char **argv)
 	opts.calls = true;
 	break;
       case OPTION_COUNTER_UPDATE:
-	if (strcmp (optarg, "atomic") == 0)
-	  opts.single_update = false;
+	if (strcmp (optarg, "auto") == 0)
+	  opts.update = UPDATE_AUTO;
+	else if (strcmp (optarg, "atomic") == 0)
+	  opts.update = UPDATE_ATOMIC;
 	else if (strcmp (optarg, "single") == 0)
-	  opts.single_update = true;
+	  opts.update = UPDATE_SINGLE;
 	else
-	  return command_line_error ("--counter-update: `%s' is neither "
-				     "atomic nor single", optarg);
+	  return command_line_error ("--counter-update: `%s' is not auto, "
+				     "atomic or single", optarg);
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;
