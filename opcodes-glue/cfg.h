@@ -63,6 +63,9 @@ struct block
 					   emit_narrow_liveness): they fall
 					   into the next function but never
 					   run.  */
+#define BLOCK_F_TAIL_CALL	0x100	/* Its jump through t9 enters a
+					   function of this object at its
+					   entry (cfg_liveness_narrow).  */
 
 struct function
 {
@@ -178,11 +181,16 @@ struct cfg_edge
    The N_TABLES edges TABLES are the jumps through switch tables: an
    indirect jump all of whose targets they list, inside its function,
    gets BLOCK_F_TABLE and only its targets' registers live after it
-   (not all of them).  False on allocation failure.  */
+   (not all of them).  The N_TAILS edges TAILS go from blocks that end
+   in a jump through t9 (a tail call) to the entry blocks of the
+   functions they enter: such a block gets BLOCK_F_TAIL_CALL and what
+   is live at that entry live after it (not everything).  False on
+   allocation failure.  */
 bool cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 			  const unsigned char *narrow,
 			  const struct cfg_entrant *in, size_t n_in,
-			  const struct cfg_edge *tables, size_t n_tables);
+			  const struct cfg_edge *tables, size_t n_tables,
+			  const struct cfg_edge *tails, size_t n_tails);
 
 /* The registers that may be read once control is at ADDR, inside block
    B, before the instruction there runs (ADDR at most the address of

@@ -20,7 +20,14 @@
      the temporaries die there, but GCC's interprocedural register
      allocation (-fipa-ra, on at -O2) lets a caller keep values in t0-t9
      and the other temporaries across a call to a function of its own
-     object that it knows leaves them alone.
+     object that it knows leaves them alone.  cfg_liveness_narrow knows
+     better: a caller of either kind keeps no value across the call in
+     a temporary that the function writes, so those die after the
+     returns of a function whose whole code its entry reaches (what it
+     writes is then what its compiler knows it writes, or less:
+     function_writes with OWN); for a function that only the entrants
+     it is told of call, only what is live after their calls is live
+     after its returns, those temporaries aside.
 
    - A call (direct or indirect) returns to the block's successor, whose
      live_in is LIVE.  Just before control reaches the callee (after the
@@ -39,10 +46,12 @@
      writing ra, not a call.
 
    - Everything is live after an indirect jump that is not a return
-     (tail calls through t9; jumps through switch tables too, unless
-     cfg_liveness_narrow is told their targets), a jump out of the
-     code, a block that contains an invalid word, a block that falls off
-     its section, and a block whose branch is separated from its slot.
+     (tail calls through t9, unless cfg_liveness_narrow is told the
+     function they enter, whose entry's live set is then live; jumps
+     through switch tables too, unless it is told their targets), a
+     jump out of the code, a block that contains an invalid word, a
+     block that falls off its section, and a block whose branch is
+     separated from its slot.
      After a jump or a fall into another function, cfg_liveness takes
      everything as live; cfg_liveness_narrow, which solves the whole
      object at once, what is live there (the other function's returns
@@ -69,14 +78,23 @@
 #define LIVE_CALL_READS							\
   (R (4) | R (5) | R (6) | R (7) | R (REG_T9) | R (REG_GP) | R (REG_SP))
 #define CALL_RESULTS	(R (REG_V0) | R (REG_V1))
+/* The registers that no caller may keep a value in across a call to a
+   function that writes them: all but the results and the ones a call
+   preserves (REG_BIT numbering: 1 at, 4-7 a0-a3, 8-15 t0-t7, 24-25
+   t8-t9, 31 ra, then hi and lo).  */
+#define LIVE_CLOBBERED							\
+  (R (1) | R (4) | R (5) | R (6) | R (7) | R (8) | R (9) | R (10)	\
+   | R (11) | R (12) | R (13) | R (14) | R (15) | R (24) | R (25)	\
+   | R (REG_RA) | R (REG_HI) | R (REG_LO))
 
 /* The transfer function of one block, IN = (OUT & KEEP) | GEN, and how
    its OUT is found.  */
 struct transfer
 {
   uint64_t keep, gen;
-  enum { OUT_SUCC, OUT_FIXED, OUT_TABLE } out_kind;
+  enum { OUT_SUCC, OUT_FIXED, OUT_TABLE, OUT_TAIL } out_kind;
   uint64_t out;			/* For OUT_FIXED.  */
+  uint32_t tail;		/* For OUT_TAIL: the entry block entered.  */
 };
 
 /* Prepend the effect of INSN to T: going backward, INSN runs first.  If
@@ -142,11 +160,20 @@ reach_add (struct reach *r, uint32_t g)
 /* Set *MW to the registers that function F of CFG over CODE may write
    by its own instructions, or to everything when it may reach code
    whose writes are unknown, and record in R the other functions that it
-   calls or jumps to.  False on allocation failure.  */
+   calls, jumps or falls to: an over-approximation.  With OWN, to the
+   registers that its compiler knows it writes instead, an
+   under-approximation of what GCC's -fipa-ra takes a call to it to
+   clobber: those its own instructions write, all that a call or a tail
+   call through a register may write, and, in R, what the functions it
+   calls or jumps to at their entries write; not what jumps into the
+   middle of other code or the code after a call that does not return,
+   or after a trap, which only the CFG falls into.  False on allocation
+   failure.  */
 
 static bool
 function_writes (const struct code *code, const struct cfg *cfg,
-		 const struct function *f, uint64_t *mw, struct reach *r)
+		 const struct function *f, bool own, uint64_t *mw,
+		 struct reach *r)
 {
   *mw = 0;
   for (uint32_t k = 0; k < f->n_blocks; k++)
@@ -166,9 +193,9 @@ function_writes (const struct code *code, const struct cfg *cfg,
 	  if (insn->op == 0 && (insn->word & 0x3f) == 12)
 	    *mw |= CALL_RESULTS | R (7);
 	}
-      if (b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT))
+      if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT)) && !own)
 	*mw = LIVE_ALL;
-      for (uint32_t s = 0; s < b->n_succ; s++)
+      for (uint32_t s = 0; !own && s < b->n_succ; s++)
 	if (cfg->blocks[b->succ[s]].func != b->func
 	    && !reach_add (r, cfg->blocks[b->succ[s]].func))
 	  return false;
@@ -191,9 +218,9 @@ function_writes (const struct code *code, const struct cfg *cfg,
 	      || cfg_function_at (cfg, ctl->target) == f)
 	    break;
 	  g = function_entered_at (cfg, ctl->target);
-	  if (g < 0)
+	  if (g < 0 && !own)
 	    *mw = LIVE_ALL;
-	  else if (!reach_add (r, (uint32_t) g))
+	  else if (g >= 0 && !reach_add (r, (uint32_t) g))
 	    return false;
 	  break;
 	default:
@@ -203,12 +230,13 @@ function_writes (const struct code *code, const struct cfg *cfg,
   return true;
 }
 
-/* Set the may_write set of every function of CFG over CODE: the
-   registers it may write when called, itself or through what it calls
-   or jumps to.  False on allocation failure.  */
+/* Set WRITES[f] for every function f of CFG over CODE to what it may
+   write (function_writes, with OWN) when called, itself or through
+   what it reaches.  False on allocation failure.  */
 
 static bool
-set_may_write (const struct code *code, struct cfg *cfg)
+set_writes (const struct code *code, const struct cfg *cfg, bool own,
+	    uint64_t *writes)
 {
   struct reach r = { NULL, NULL, 0, 0 };
   bool changed = true;
@@ -220,8 +248,8 @@ set_may_write (const struct code *code, struct cfg *cfg)
   for (size_t i = 0; i < cfg->n_funcs; i++)
     {
       r.from[i] = (uint32_t) r.n;
-      if (!function_writes (code, cfg, &cfg->funcs[i],
-			    &cfg->funcs[i].may_write, &r))
+      if (!function_writes (code, cfg, &cfg->funcs[i], own, &writes[i],
+			    &r))
 	goto done;
     }
   r.from[cfg->n_funcs] = (uint32_t) r.n;
@@ -229,23 +257,119 @@ set_may_write (const struct code *code, struct cfg *cfg)
     {
       changed = false;
       for (size_t i = 0; i < cfg->n_funcs; i++)
-	{
-	  struct function *f = &cfg->funcs[i];
-
-	  for (uint32_t e = r.from[i]; e < r.from[i + 1]; e++)
-	    if ((f->may_write | cfg->funcs[r.to[e]].may_write)
-		!= f->may_write)
-	      {
-		f->may_write |= cfg->funcs[r.to[e]].may_write;
-		changed = true;
-	      }
-	}
+	for (uint32_t e = r.from[i]; e < r.from[i + 1]; e++)
+	  if ((writes[i] | writes[r.to[e]]) != writes[i])
+	    {
+	      writes[i] |= writes[r.to[e]];
+	      changed = true;
+	    }
     }
   ok = true;
 
  done:
   free (r.from);
   free (r.to);
+  return ok;
+}
+
+/* Whether INSN (may be NULL) is a break or a trap whose condition
+   always holds (teq, tge or tgeu of a register with itself).  */
+
+static bool
+always_traps (const struct insn *insn)
+{
+  unsigned funct = insn != NULL ? insn->word & 0x3f : 0;
+
+  return insn != NULL && insn->op == 0
+	 && (funct == 0x0d
+	     || ((funct == 0x30 || funct == 0x31 || funct == 0x34)
+		 && insn->rs == insn->rt));
+}
+
+/* Whether the code of function F of CFG over CODE is all of one
+   function, as its compiler saw it: every block but padding is reached
+   from the entry, through branches, falls and the N switch table EDGES
+   (from, to; sorted by from, TABLE_FROM indexing them by block) inside
+   F, and no block falls into another function but after a call or a
+   trap (a call that does not return, __builtin_trap).  A stripped
+   object's function may have absorbed the function after it, which no
+   symbol, prologue, call or pointer announced; that one writes what
+   the first does not.  SEEN and STACK are scratch arrays of a block
+   each.  */
+
+static bool
+whole_function (const struct code *code, const struct cfg *cfg,
+		const struct function *f, const struct cfg_edge *edges,
+		const size_t *table_from, unsigned char *seen, uint32_t *stack)
+{
+  size_t sp = 0;
+  uint32_t n_seen = 0, n_real = 0;
+  long entry = cfg_block_starting (cfg, f->entry);
+
+  if (entry < 0 || f->n_blocks == 0)
+    return false;
+  for (uint32_t k = 0; k < f->n_blocks; k++)
+    seen[k] = 0;
+  seen[entry - f->first_block] = 1;
+  stack[sp++] = (uint32_t) entry;
+  while (sp > 0)
+    {
+      uint32_t i = stack[--sp];
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      const struct insn *last = code_insn_at (code, b->end - 4);
+
+      n_seen++;
+      for (uint32_t k = 0; k < b->n_succ; k++)
+	{
+	  uint32_t j = b->succ[k];
+	  if (cfg->blocks[j].func != b->func)
+	    {
+	      /* A branch or jump to another function is a tail call;
+		 a fall after a call or a trap never runs.  */
+	      if ((ctl != NULL && ctl->target == cfg->blocks[j].start
+		   && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH))
+		  || (b->flags & BLOCK_F_CALL) || always_traps (last))
+		continue;
+	      return false;
+	    }
+	  if (!seen[j - f->first_block])
+	    {
+	      seen[j - f->first_block] = 1;
+	      stack[sp++] = j;
+	    }
+	}
+      for (size_t k = table_from[i]; k < table_from[i + 1]; k++)
+	{
+	  uint32_t j = edges[k].to;
+	  if (cfg->blocks[j].func == b->func && !seen[j - f->first_block])
+	    {
+	      seen[j - f->first_block] = 1;
+	      stack[sp++] = j;
+	    }
+	}
+    }
+  for (uint32_t k = 0; k < f->n_blocks; k++)
+    if (!(cfg->blocks[f->first_block + k].flags & BLOCK_F_PADDING))
+      n_real++;
+    else if (seen[k])
+      n_seen--;
+  return n_seen == n_real;
+}
+
+/* Set the may_write set of every function of CFG over CODE.  False on
+   allocation failure.  */
+
+static bool
+set_may_write (const struct code *code, struct cfg *cfg)
+{
+  uint64_t *writes = malloc ((cfg->n_funcs + 1) * sizeof *writes);
+  bool ok = writes != NULL && set_writes (code, cfg, false, writes);
+
+  for (size_t i = 0; ok && i < cfg->n_funcs; i++)
+    cfg->funcs[i].may_write = writes[i];
+  free (writes);
   return ok;
 }
 
@@ -317,6 +441,11 @@ block_transfer (const struct code *code, const struct cfg *cfg,
   if ((b->flags & (BLOCK_F_INDIRECT | BLOCK_F_TABLE | BLOCK_F_INVALID))
       == (BLOCK_F_INDIRECT | BLOCK_F_TABLE) && ctl != NULL && slot != NULL)
     t->out_kind = OUT_TABLE;
+  else if ((b->flags & (BLOCK_F_INDIRECT | BLOCK_F_TAIL_CALL
+			| BLOCK_F_INVALID))
+	   == (BLOCK_F_INDIRECT | BLOCK_F_TAIL_CALL)
+	   && ctl != NULL && slot != NULL)
+    t->out_kind = OUT_TAIL;	/* Its tail is set by cfg_liveness_narrow.  */
   else if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_INDIRECT))
 	   || (ctl != NULL && slot == NULL)
       || (!(b->flags & (BLOCK_F_RETURN | BLOCK_F_CALL)) && b->n_succ == 0)
@@ -405,6 +534,9 @@ solve_function (struct cfg *cfg, const struct function *f,
 		out |= succ->func == b->func || table_from != NULL
 		       ? succ->live_in : LIVE_ALL;
 	      }
+	  else if (t[i].out_kind == OUT_TAIL)
+	    out = table_from != NULL ? cfg->blocks[t[i].tail].live_in
+				     : LIVE_ALL;
 	  else if (t[i].out_kind == OUT_TABLE && table_from == NULL)
 	    out = LIVE_ALL;
 	  else if (t[i].out_kind == OUT_TABLE)
@@ -579,17 +711,17 @@ deps_build (struct deps *d, const uint32_t (*pairs)[2], size_t n,
 }
 
 /* Widen the ret_live of the narrowed function H of CFG over CODE with
-   what its entrants (BY_FUNC, FROM) bring, and its returns' transfers
-   in T with it.  Return whether it grew.  */
+   what its entrants (BY_FUNC, FROM) bring but for DEAD[H], and its
+   returns' transfers in T with it.  Return whether it grew.  */
 
 static bool
 widen_ret (const struct code *code, struct cfg *cfg, size_t h,
 	   const struct cfg_entrant *by_func, const size_t *from,
-	   struct transfer *t)
+	   const uint64_t *dead, struct transfer *t)
 {
   struct function *fn = &cfg->funcs[h];
   uint64_t live = entered_live (code, cfg, by_func + from[h],
-				from[h + 1] - from[h]);
+				from[h + 1] - from[h]) & ~dead[h];
 
   if ((live | fn->ret_live) == fn->ret_live)
     return false;
@@ -613,7 +745,7 @@ widen_ret (const struct code *code, struct cfg *cfg, size_t h,
 static bool
 solve_all (const struct code *code, struct cfg *cfg,
 	   const unsigned char *narrow, const struct cfg_entrant *by_func,
-	   const size_t *from, struct transfer *t,
+	   const size_t *from, const uint64_t *dead, struct transfer *t,
 	   const struct cfg_edge *edges, const size_t *table_from)
 {
   size_t nf = cfg->n_funcs, n_pairs = 0, max_pairs = 1024, sp = 0;
@@ -628,15 +760,22 @@ solve_all (const struct code *code, struct cfg *cfg,
     goto done;
   /* USERS: a function jumps or falls into another's blocks.  */
   for (size_t i = 0; i < cfg->n_blocks; i++)
-    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
-      {
-	uint32_t g = cfg->blocks[i].func;
-	uint32_t f = cfg->blocks[cfg->blocks[i].succ[k]].func;
-	if (f == g)
-	  continue;
-	if (!pair_add (&pairs, &n_pairs, &max_pairs, f, g))
-	  goto done;
-      }
+    {
+      for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+	{
+	  uint32_t g = cfg->blocks[i].func;
+	  uint32_t f = cfg->blocks[cfg->blocks[i].succ[k]].func;
+	  if (f == g)
+	    continue;
+	  if (!pair_add (&pairs, &n_pairs, &max_pairs, f, g))
+	    goto done;
+	}
+      if (t[i].out_kind == OUT_TAIL
+	  && cfg->blocks[t[i].tail].func != cfg->blocks[i].func
+	  && !pair_add (&pairs, &n_pairs, &max_pairs,
+			cfg->blocks[t[i].tail].func, cfg->blocks[i].func))
+	goto done;
+    }
   if (!deps_build (&users, (const uint32_t (*)[2]) pairs, n_pairs, nf))
     goto done;
   /* CALLERS: a function holds entrants of a narrowed one.  */
@@ -655,7 +794,7 @@ solve_all (const struct code *code, struct cfg *cfg,
      the functions that jump in.  */
   for (size_t h = 0; h < nf; h++)
     if (narrow[h])
-      widen_ret (code, cfg, h, by_func, from, t);
+      widen_ret (code, cfg, h, by_func, from, dead, t);
   for (size_t f = nf; f-- > 0;)
     {
       stack[sp++] = (uint32_t) f;
@@ -682,7 +821,8 @@ solve_all (const struct code *code, struct cfg *cfg,
 	{
 	  uint32_t h = callers.to[k];
 
-	  if (!narrow[h] || !widen_ret (code, cfg, h, by_func, from, t))
+	  if (!narrow[h]
+	      || !widen_ret (code, cfg, h, by_func, from, dead, t))
 	    continue;
 	  grew[h] = 1;
 	  if (!queued[h])
@@ -710,17 +850,23 @@ bool
 cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 		     const unsigned char *narrow,
 		     const struct cfg_entrant *in, size_t n_in,
-		     const struct cfg_edge *tables, size_t n_tables)
+		     const struct cfg_edge *tables, size_t n_tables,
+		     const struct cfg_edge *tails, size_t n_tails)
 {
   struct transfer *t = calloc (cfg->n_blocks + 1, sizeof *t);
   size_t *from = calloc (cfg->n_funcs + 1, sizeof *from);
   struct cfg_entrant *by_func = malloc ((n_in + 1) * sizeof *by_func);
   struct cfg_edge *edges = malloc ((n_tables + 1) * sizeof *edges);
   size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
+  uint64_t *own = malloc ((cfg->n_funcs + 1) * sizeof *own);
+  unsigned char *seen = malloc (cfg->n_blocks + 1);
+  uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
   bool ok = false;
 
   if (t == NULL || from == NULL || by_func == NULL || edges == NULL
-      || table_from == NULL || !set_may_write (code, cfg))
+      || table_from == NULL || own == NULL || seen == NULL || stack == NULL
+      || !set_may_write (code, cfg)
+      || !set_writes (code, cfg, true, own))
     goto done;
   memcpy (edges, tables, n_tables * sizeof *tables);
   mark_tables (cfg, edges, n_tables, table_from);
@@ -733,19 +879,41 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
       from[f] = k;
     }
 
+  /* Whoever calls a function, following the calling convention or
+     knowing what it writes (GCC's -fipa-ra), keeps no value across the
+     call in a register that it writes: OWN becomes the registers dead
+     after its returns.  Only its whole code (whole_function) tells
+     what it writes.  */
   for (size_t f = 0; f < cfg->n_funcs; f++)
-    cfg->funcs[f].ret_live = narrow[f] ? LIVE_AFTER_CALL : LIVE_ALL;
+    {
+      if (!whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
+			   seen, stack))
+	own[f] = 0;
+      own[f] &= LIVE_CLOBBERED;
+      cfg->funcs[f].ret_live
+	= (narrow[f] ? LIVE_AFTER_CALL : LIVE_ALL) & ~own[f];
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    cfg->blocks[i].flags &= ~(unsigned) BLOCK_F_TAIL_CALL;
+  for (size_t k = 0; k < n_tails; k++)
+    if ((cfg->blocks[tails[k].from].flags
+	 & (BLOCK_F_INDIRECT | BLOCK_F_TABLE)) == BLOCK_F_INDIRECT)
+      cfg->blocks[tails[k].from].flags |= BLOCK_F_TAIL_CALL;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       block_transfer (code, cfg, &cfg->blocks[i], cfg->blocks[i].start,
 		      &t[i]);
       cfg->blocks[i].live_in = cfg->blocks[i].live_out = 0;
     }
+  for (size_t k = 0; k < n_tails; k++)
+    if (t[tails[k].from].out_kind == OUT_TAIL)
+      t[tails[k].from].tail = tails[k].to;
   /* Edges into other functions and the entrants' sets make the
      solution global: a worklist of functions, each solved again when
      something it reads changed (the sets only grow, so this ends at
      the least solution).  */
-  if (!solve_all (code, cfg, narrow, by_func, from, t, edges, table_from))
+  if (!solve_all (code, cfg, narrow, by_func, from, own, t, edges,
+		  table_from))
     goto done;
   ok = true;
 
@@ -755,6 +923,9 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   free (by_func);
   free (edges);
   free (table_from);
+  free (own);
+  free (seen);
+  free (stack);
   return ok;
 }
 

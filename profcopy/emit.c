@@ -44,6 +44,7 @@
 
 #include "emit.h"
 #include "estimate.h"
+#include "regflow.h"
 
 #define OP_REGIMM	0x01
 #define OP_J		0x02
@@ -642,7 +643,59 @@ struct narrowing
   signed char *dirty;		/* Per function: t9_dirty, -1 unknown.  */
   struct cfg_entrant *in;
   size_t n_in, max;
+  struct regflow rf;		/* For only_called_through.  */
 };
+
+/* Whether every instruction that reads the value the instruction at AT
+   puts in REG (the entry of function FN) is a call or a jump through
+   REG, on every path (regflow.c): then those are all the calls that
+   value makes, and they are added to N's entrants of FN (inexact:
+   another path may bring another value to the same call).  False
+   with *OK still true when some reader does something else with it or
+   the walk is not sure; *OK false when out of memory.  */
+
+static bool
+only_called_through (struct narrowing *n, uint32_t at, unsigned reg,
+		     const struct function *fn, bool *ok)
+{
+  const struct cfg *cfg = &n->a->cfg;
+  const struct insn *def = code_insn_at (&n->a->code, at);
+  size_t n_uses;
+
+  *ok = true;
+  /* regflow ends a walk of v0 or v1 at a call, which a caller that
+     knows its callee (-fipa-ra) may keep them across.  */
+  if (def == NULL || !(def->writes & R (reg)) || reg == REG_V0
+      || reg == REG_V1)
+    return false;
+  if (!regflow_follow (&n->rf, def, reg))
+    {
+      *ok = false;
+      return false;
+    }
+  if (n->rf.truncated || n->rf.blind)
+    return false;
+  n_uses = n->rf.n_uses;
+  for (size_t k = 0; k < n_uses; k++)
+    {
+      const struct insn *x = n->rf.uses[k];
+      const struct block *b = cfg_block_at (cfg, x->addr);
+      const struct insn *slot;
+      if ((x->kind != INSN_ICALL && x->kind != INSN_IJUMP) || x->rs != reg
+	  || b == NULL || cfg_block_control (&n->a->code, b, &slot) != x)
+	return false;
+    }
+  for (size_t k = 0; k < n_uses; k++)
+    if (!add_entrant (&n->in, &n->n_in, &n->max,
+		      cfg_block_at (cfg, n->rf.uses[k]->addr) - cfg->blocks,
+		      fn - cfg->funcs))
+      {
+	*ok = false;
+	return false;
+      }
+  n->inexact[fn - cfg->funcs] = 1;
+  return true;
+}
 
 /* Record in N that the instruction at AT puts the entry of function
    FN in register REG: a call or tail call through t9 right after it
@@ -658,7 +711,7 @@ classify_ref (struct narrowing *n, uint32_t at, unsigned reg,
   const struct code *code = &n->a->code;
   const struct function *here = cfg_function_at (cfg, at);
   const struct block *site;
-  bool same;
+  bool same, ok;
   size_t h;
 
   if (reg == REG_T9
@@ -670,6 +723,10 @@ classify_ref (struct narrowing *n, uint32_t at, unsigned reg,
 	     || add_entrant (&n->in, &n->n_in, &n->max, site - cfg->blocks,
 			     fn - cfg->funcs);
     }
+  if (only_called_through (n, at, reg, fn, &ok))
+    return true;
+  if (!ok)
+    return false;
   n->escaped[fn - cfg->funcs] = 1;
   if (here == NULL)
     {
@@ -960,12 +1017,113 @@ mark_padding (struct analysis *a, const struct cfg_edge *tables,
   return true;
 }
 
+/* The tail calls of A into its own functions: from every block that
+   ends in a jump through t9 (not a switch table's) whose value the
+   block itself last set to a function entry, by a load of a GOT slot
+   that holds it (a local slot the relocation table names, the global
+   slot of a symbol defined here) or by the addiu of a GOT page
+   reference to it, to that entry's block.  *TAILS is malloc'd (NULL
+   when out of memory, false then).  */
+
+static bool
+find_tail_calls (const struct analysis *a, struct cfg_edge **tails,
+		 size_t *n_tails)
+{
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  const struct mips_object *obj = &a->obj;
+  uint32_t n_got = obj->got_size / 4, n_local = obj->dyn.local_gotno;
+  uint32_t *slot_entry = calloc (n_got + 1, sizeof *slot_entry);
+  size_t n = 0, max = 64;
+
+  *tails = malloc (max * sizeof **tails);
+  if (slot_entry == NULL || *tails == NULL)
+    {
+      free (slot_entry);
+      free (*tails);
+      *tails = NULL;
+      return false;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      if (r->type == RELOC_GOT && r->addr >= obj->got_addr
+	  && (r->addr - obj->got_addr) / 4 < n_local)
+	slot_entry[(r->addr - obj->got_addr) / 4] = r->target;
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      uint32_t k = sym->index - obj->dyn.gotsym + n_local;
+      if (sym->dynamic && sym->shndx != SHN_UNDEF
+	  && sym->index >= obj->dyn.gotsym && k < n_got)
+	slot_entry[k] = sym->value;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      const struct insn *w = NULL;
+      const struct function *fn;
+      uint32_t target = 0;
+      long entry;
+
+      if ((b->flags & (BLOCK_F_INDIRECT | BLOCK_F_INVALID))
+	  != BLOCK_F_INDIRECT || ctl == NULL || slot == NULL
+	  || ctl->kind != INSN_IJUMP || ctl->rs != REG_T9)
+	continue;
+      for (uint32_t at = ctl->addr; at > b->start && w == NULL; at -= 4)
+	{
+	  const struct insn *x = code_insn_at (code, at - 4);
+	  if (x != NULL && (x->writes & R (REG_T9)))
+	    w = x;
+	}
+      if (w == NULL)
+	continue;
+      if (w->op == OP_LW && w->rs == REG_GP && w->rt == REG_T9)
+	{
+	  uint32_t k = (uint32_t) ((int64_t) obj->gp + w->imm
+				   - obj->got_addr) / 4;
+	  if (obj->gp + (uint32_t) w->imm >= obj->got_addr && k < n_got)
+	    target = slot_entry[k];
+	}
+      else if (w->op == OP_ADDIU && w->rs == REG_T9 && w->rt == REG_T9)
+	for (size_t k = 0; k < a->relocs.n_entries; k++)
+	  if (a->relocs.entries[k].type == RELOC_GOT_REF
+	      && a->relocs.entries[k].aux == w->addr)
+	    target = a->relocs.entries[k].target;
+      fn = target != 0 ? cfg_function_at (cfg, target) : NULL;
+      if (fn == NULL || fn->entry != target
+	  || (entry = cfg_block_starting (cfg, target)) < 0)
+	continue;
+      if (n == max)
+	{
+	  struct cfg_edge *p = realloc (*tails, 2 * max * sizeof *p);
+	  if (p == NULL)
+	    {
+	      free (slot_entry);
+	      free (*tails);
+	      *tails = NULL;
+	      return false;
+	    }
+	  *tails = p;
+	  max *= 2;
+	}
+      (*tails)[n].from = (uint32_t) i;
+      (*tails)[n++].to = (uint32_t) entry;
+    }
+  free (slot_entry);
+  *n_tails = n;
+  return true;
+}
+
 bool
 emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
 {
   struct narrowing n;
-  struct cfg_edge *tables = NULL;
-  size_t n_tables = 0, n_blocks = a->cfg.n_blocks;
+  struct cfg_edge *tables = NULL, *tails = NULL;
+  size_t n_tables = 0, n_tails = 0, n_blocks = a->cfg.n_blocks;
   bool ok;
 
   memset (&n, 0, sizeof n);
@@ -978,13 +1136,16 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   n.dirty = malloc (a->cfg.n_funcs + 1);
   if (n.dirty != NULL)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
-  ok = sites->into != NULL && sites->enters != NULL && n.narrow != NULL
+  ok = regflow_init (&n.rf, &a->code);
+  ok = ok && sites->into != NULL && sites->enters != NULL && n.narrow != NULL
        && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
        && analysis_table_edges (a, &tables, &n_tables)
        && mark_padding (a, tables, n_tables) && find_narrowable (&n)
+       && find_tail_calls (a, &tails, &n_tails)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
-			       tables, n_tables);
+			       tables, n_tables, tails, n_tails);
   free (tables);
+  free (tails);
   if (ok)
     {
       closed_calls (&n, sites->into);
@@ -996,6 +1157,7 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   free (n.inexact);
   free (n.dirty);
   free (n.in);
+  regflow_free (&n.rf);
   return ok;
 }
 
@@ -2558,9 +2720,10 @@ loop_exit_words (const struct emitter *e, const struct count_plan *p)
   uint32_t n = base_words (&p->s) + 1 + (p->iv_shift != 0)
 	       + (p->iv_inverse != 0 ? 4 : 0);
 
-  /* The stack form: the saves, the copy's load, sp raised.  */
+  /* The saves; the stack form's copy's load, sp raised.  */
+  n += p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0;
   if (p->iv_stack)
-    n += (p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0) + 2;
+    n += 2;
   return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
 }
 
@@ -3215,7 +3378,12 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
 		       ctl);
   if (save != 0)
     plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
-  if (save == 0 || sn.n_spill > 0)
+  /* With the copy in a register, a way out that saves registers still
+     costs less than a turn's increment that saves them too (some 13
+     words) from two turns a visit.  */
+  if (save != 0 && sn.n_spill > 0 && p->s.n_spill > 0)
+    ;
+  else if (save == 0 || sn.n_spill > 0)
     {
       /* The stack form: the copy below a lowered sp, which the loop
 	 must leave alone, and a way out that may save registers: some
@@ -4495,7 +4663,8 @@ put_snippet (struct cursor *c, size_t index, size_t block,
    taken since the copy (the induction register's difference from it,
    shifted) added to the 64-bit counter BLOCK, atomically unless
    --counter-update=single; a carry out of the low word (sltu) goes
-   into the high word.  */
+   into the high word.  The registers P's snippet saves are saved
+   around it.  */
 
 static void
 put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
@@ -4513,8 +4682,8 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
       d = sn->regs[3];
       if (sn->kind == COUNT_PC)
 	carry = REG_RA;
-      put_spill (c, sn);
     }
+  put_spill (c, sn);
   put_counter_base (c, block, block, sn, &lo);
   if (c->failed)
     return;
@@ -4555,11 +4724,9 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
       put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
     }
+  put_unspill (c, sn, 0);
   if (p->iv_stack)
-    {
-      put_unspill (c, sn, 0);
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
-    }
+    put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 }
 
 /* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
