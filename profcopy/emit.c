@@ -383,29 +383,100 @@ find_returning (const struct emitter *e, unsigned char *returns)
   return true;
 }
 
+/* Functions of the C and C++ libraries that never return: a call of
+   one from another object runs at most once.  */
+static const char *const noreturn_imports[] = {
+  "_Exit", "_Unwind_Resume", "__assert", "__assert_fail",
+  "__assert_perror_fail", "__chk_fail", "__cxa_bad_cast",
+  "__cxa_bad_typeid", "__cxa_call_terminate", "__cxa_pure_virtual",
+  "__cxa_rethrow", "__cxa_throw", "__cxa_throw_bad_array_new_length",
+  "__fortify_fail", "__longjmp_chk", "__stack_chk_fail", "_ZSt9terminatev",
+  "_exit", "_longjmp", "abort", "err", "errx", "exit", "longjmp",
+  "pthread_exit", "quick_exit", "siglongjmp", "thrd_exit", "verr", "verrx",
+  NULL
+};
+
+/* True if block B of E ends in a call through t9, loaded from the GOT
+   in the block itself, of a function of another object that never
+   returns (noreturn_imports, or libstdc++'s std::__throw_*).  IMPORTS
+   names the undefined dynamic symbols by index (N of them).  */
+
+static bool
+calls_noreturn_import (const struct emitter *e, const struct block *b,
+		       const char *const *imports, uint32_t n)
+{
+  const struct mips_object *obj = &e->a->obj;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  const struct insn *load = NULL;
+  const char *name;
+  uint32_t n_local = obj->dyn.local_gotno, k, index;
+
+  if (!(b->flags & BLOCK_F_CALL) || ctl == NULL
+      || ctl->kind != INSN_ICALL || ctl->rs != REG_T9)
+    return false;
+  for (uint32_t x = b->start; x < ctl->addr; x += 4)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, x);
+      if (insn != NULL && (insn->writes & R (REG_T9)))
+	load = insn;
+    }
+  if (load == NULL || load->op != OP_LW || load->rs != REG_GP
+      || obj->gp + (uint32_t) load->imm < obj->got_addr)
+    return false;
+  k = (obj->gp + (uint32_t) load->imm - obj->got_addr) / 4;
+  if (k < n_local || k >= obj->got_size / 4)
+    return false;
+  index = k - n_local + obj->dyn.gotsym;
+  if (index >= n || (name = imports[index]) == NULL)
+    return false;
+  if (strncmp (name, "_ZSt", 4) == 0 && strstr (name, "__throw_") != NULL)
+    return true;
+  for (size_t m = 0; noreturn_imports[m] != NULL; m++)
+    if (strcmp (name, noreturn_imports[m]) == 0)
+      return true;
+  return false;
+}
+
 /* A malloc'd array saying for every block whether it surely runs
-   seldom: it ends in a call that never returns or in a trap, or every
-   way on leads to such a block within its function.  NULL when out of
-   memory.  */
+   seldom: it ends in a call that never returns (of this object's or
+   another's) or in a trap, or every way on leads to such a block
+   within its function.  NULL when out of memory.  */
 
 static unsigned char *
 mark_cold (const struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
   size_t n = cfg->n_blocks;
+  const struct mips_object *obj = &e->a->obj;
   unsigned char *cold = calloc (n + 1, 1);
+  const char **imports;
+  uint32_t n_dyn = 0;
   bool changed = true;
 
-  if (cold == NULL)
-    return NULL;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= n_dyn)
+      n_dyn = obj->symbols[i].index + 1;
+  imports = calloc (n_dyn + 1, sizeof *imports);
+  if (cold == NULL || imports == NULL)
+    {
+      free (cold);
+      free (imports);
+      return NULL;
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].shndx == SHN_UNDEF)
+      imports[obj->symbols[i].index] = obj->symbols[i].name;
   for (size_t i = 0; i < n; i++)
     {
       const struct block *b = &cfg->blocks[i];
       const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
       if (calls_noreturn (e, e->returns, b)
+	  || calls_noreturn_import (e, b, imports, n_dyn)
 	  || (last != NULL && (last->flags & INSN_F_TRAP)))
 	cold[i] = 1;
     }
+  free (imports);
   while (changed)
     {
       changed = false;
@@ -2923,6 +2994,108 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
 		       || got_load_slot (e, p) >= 0);
 }
 
+/* The blocks that lead into each block of a CFG, for got_on_all_paths:
+   those whose branch, jump or fall goes there (FIRST[i] ... FIRST[i +
+   1] - 1 in FROM), and whether anything else can enter it (OUTSIDE: a
+   function entry, a code address of the relocation table, a landing
+   pad).  */
+struct preds
+{
+  uint32_t *first, *from;
+  unsigned char *outside;
+};
+
+static void
+preds_free (struct preds *p)
+{
+  free (p->first);
+  free (p->from);
+  free (p->outside);
+}
+
+/* Fill P for E's CFG.  False when out of memory.  */
+
+static bool
+preds_build (const struct emitter *e, struct preds *p)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  size_t n = cfg->n_blocks, n_edges = 0;
+  long k;
+
+  p->first = calloc (n + 2, sizeof *p->first);
+  p->outside = calloc (n + 1, 1);
+  for (size_t i = 0; i < n; i++)
+    n_edges += cfg->blocks[i].n_succ;
+  p->from = malloc ((n_edges + 1) * sizeof *p->from);
+  if (p->first == NULL || p->outside == NULL || p->from == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t s = 0; s < cfg->blocks[i].n_succ; s++)
+      p->first[cfg->blocks[i].succ[s] + 1]++;
+  for (size_t i = 0; i < n; i++)
+    p->first[i + 1] += p->first[i];
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t s = 0; s < cfg->blocks[i].n_succ; s++)
+      p->from[p->first[cfg->blocks[i].succ[s]]++] = (uint32_t) i;
+  for (size_t i = n; i > 0; i--)
+    p->first[i] = p->first[i - 1];
+  p->first[0] = 0;
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if ((k = cfg_block_starting (cfg, cfg->funcs[f].entry)) >= 0)
+      p->outside[k] = 1;
+  for (size_t i = 0; i < e->a->relocs.n_entries; i++)
+    if ((k = cfg_block_starting (cfg, e->a->relocs.entries[i].target)) >= 0)
+      p->outside[k] = 1;
+  for (size_t i = 0; i < e->a->n_landing_pads; i++)
+    if ((k = cfg_block_starting (cfg, e->a->landing_pads[i])) >= 0)
+      p->outside[k] = 1;
+  return true;
+}
+
+/* Whether, on every way control reaches address AT of block BI (P its
+   CFG's predecessors), the last write of register REG before it loads
+   it from the GOT or is a GOT reference that the copy turns into such a
+   load (as reg_from_got, through branches and falls: GCC shares the
+   call at the end of two paths that load different GOT slots).  At
+   most *BUDGET blocks are looked at.  */
+
+static bool
+got_on_all_paths (const struct emitter *e, const struct preds *p,
+		  size_t bi, uint32_t at, unsigned reg, int *budget)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  const struct block *b = &cfg->blocks[bi];
+
+  if (--*budget < 0)
+    return false;
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q = code_insn_at (code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID)
+	return false;
+      if (q->writes & R (reg))
+	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
+	       || got_load_slot (e, q) >= 0;
+    }
+  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
+    return false;
+  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
+    {
+      const struct block *from = &cfg->blocks[p->from[k]];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, from, &slot);
+      /* A call's successor is its return point; a branch-likely's
+	 slot runs on one of its ways only.  */
+      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
+	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	  || (ctl != NULL && slot == NULL)
+	  || !got_on_all_paths (e, p, p->from[k], from->end, reg, budget))
+	return false;
+    }
+  return true;
+}
+
 /* A malloc'd array saying for every code word of E whether it is the
    jump of a switch table the relocation table knows, or NULL when out
    of memory.  */
@@ -2956,6 +3129,9 @@ plan_translations (struct emitter *e)
   const struct analysis *a = e->a;
   const struct code *code = &a->code;
   unsigned char *table_jr = table_jumps (e);
+  struct preds pr = { NULL, NULL, NULL };
+  bool have_preds = preds_build (e, &pr);
+
   for (size_t s = 0; s < code->n_sections; s++)
     for (size_t i = 0; i < code->sections[s].n_insns; i++)
       {
@@ -2963,6 +3139,7 @@ plan_translations (struct emitter *e)
 	long w = (long) (e->section_base[s] + i);
 	const struct block *b;
 	struct snippet *sn = &e->xlate[w];
+	int budget = 16;
 
 	sn->kind = 0xff;
 	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
@@ -2970,6 +3147,10 @@ plan_translations (struct emitter *e)
 	if ((table_jr != NULL && table_jr[w]) || reg_from_got (e, insn, insn->rs))
 	  continue;
 	b = cfg_block_at (&a->cfg, insn->addr);
+	if (b != NULL && have_preds
+	    && got_on_all_paths (e, &pr, (size_t) (b - a->cfg.blocks),
+				 insn->addr, insn->rs, &budget))
+	  continue;
 	/* A fixed-address object's translation needs no gp (put_xlate):
 	   leaf functions without a gp prologue call through pointers
 	   too, and a jump into the original code there runs it with
@@ -2988,6 +3169,7 @@ plan_translations (struct emitter *e)
 	e->n_xlate++;
       }
   free (table_jr);
+  preds_free (&pr);
 }
 
 /* Mark the words between each ll and its sc: an ll there (ours) would
