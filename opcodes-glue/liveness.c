@@ -160,20 +160,22 @@ reach_add (struct reach *r, uint32_t g)
 /* Set *MW to the registers that function F of CFG over CODE may write
    by its own instructions, or to everything when it may reach code
    whose writes are unknown, and record in R the other functions that it
-   calls, jumps or falls to: an over-approximation.  With OWN, to the
-   registers that its compiler knows it writes instead, an
-   under-approximation of what GCC's -fipa-ra takes a call to it to
-   clobber: those its own instructions write, all that a call or a tail
-   call through a register may write, and, in R, what the functions it
-   calls or jumps to at their entries write; not what jumps into the
-   middle of other code or the code after a call that does not return,
-   or after a trap, which only the CFG falls into.  False on allocation
-   failure.  */
+   calls, jumps or falls to: an over-approximation.  With OWN (per
+   block: reached from its function's entry), to the registers that
+   its compiler knows it writes instead, an under-approximation of what
+   GCC's -fipa-ra takes a call to it to clobber: those that the
+   instructions of the blocks OWN marks write, all that a call or a
+   tail call through a register may write, and, in R, what the
+   functions it calls or jumps to at their entries write; not what
+   jumps into the middle of other code, the code after a call that
+   does not return, or after a trap, which only the CFG falls into, or
+   the code of a function that nothing announced and the CFG took for
+   part of this one.  False on allocation failure.  */
 
 static bool
 function_writes (const struct code *code, const struct cfg *cfg,
-		 const struct function *f, bool own, uint64_t *mw,
-		 struct reach *r)
+		 const struct function *f, const unsigned char *own,
+		 uint64_t *mw, struct reach *r)
 {
   *mw = 0;
   for (uint32_t k = 0; k < f->n_blocks; k++)
@@ -182,6 +184,9 @@ function_writes (const struct code *code, const struct cfg *cfg,
       const struct insn *slot;
       const struct insn *ctl = cfg_block_control (code, b, &slot);
       long g;
+
+      if (own != NULL && !own[f->first_block + k])
+	continue;
 
       for (uint32_t a = b->start; a < b->end; a += 4)
 	{
@@ -195,7 +200,7 @@ function_writes (const struct code *code, const struct cfg *cfg,
 	}
       if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT)) && !own)
 	*mw = LIVE_ALL;
-      for (uint32_t s = 0; !own && s < b->n_succ; s++)
+      for (uint32_t s = 0; own == NULL && s < b->n_succ; s++)
 	if (cfg->blocks[b->succ[s]].func != b->func
 	    && !reach_add (r, cfg->blocks[b->succ[s]].func))
 	  return false;
@@ -218,7 +223,7 @@ function_writes (const struct code *code, const struct cfg *cfg,
 	      || cfg_function_at (cfg, ctl->target) == f)
 	    break;
 	  g = function_entered_at (cfg, ctl->target);
-	  if (g < 0 && !own)
+	  if (g < 0 && own == NULL)
 	    *mw = LIVE_ALL;
 	  else if (g >= 0 && !reach_add (r, (uint32_t) g))
 	    return false;
@@ -231,12 +236,12 @@ function_writes (const struct code *code, const struct cfg *cfg,
 }
 
 /* Set WRITES[f] for every function f of CFG over CODE to what it may
-   write (function_writes, with OWN) when called, itself or through
-   what it reaches.  False on allocation failure.  */
+   write (function_writes, with OWN when not NULL) when called, itself
+   or through what it reaches.  False on allocation failure.  */
 
 static bool
-set_writes (const struct code *code, const struct cfg *cfg, bool own,
-	    uint64_t *writes)
+set_writes (const struct code *code, const struct cfg *cfg,
+	    const unsigned char *own, uint64_t *writes)
 {
   struct reach r = { NULL, NULL, 0, 0 };
   bool changed = true;
@@ -294,8 +299,8 @@ always_traps (const struct insn *insn)
    trap (a call that does not return, __builtin_trap).  A stripped
    object's function may have absorbed the function after it, which no
    symbol, prologue, call or pointer announced; that one writes what
-   the first does not.  SEEN and STACK are scratch arrays of a block
-   each.  */
+   the first does not.  The blocks reached are marked in SEEN (per
+   block of CFG, zeroed); STACK is a scratch array of a block each.  */
 
 static bool
 whole_function (const struct code *code, const struct cfg *cfg,
@@ -304,13 +309,12 @@ whole_function (const struct code *code, const struct cfg *cfg,
 {
   size_t sp = 0;
   uint32_t n_seen = 0, n_real = 0;
+  bool whole = true;
   long entry = cfg_block_starting (cfg, f->entry);
 
   if (entry < 0 || f->n_blocks == 0)
     return false;
-  for (uint32_t k = 0; k < f->n_blocks; k++)
-    seen[k] = 0;
-  seen[entry - f->first_block] = 1;
+  seen[entry] = 1;
   stack[sp++] = (uint32_t) entry;
   while (sp > 0)
     {
@@ -328,24 +332,24 @@ whole_function (const struct code *code, const struct cfg *cfg,
 	    {
 	      /* A branch or jump to another function is a tail call;
 		 a fall after a call or a trap never runs.  */
-	      if ((ctl != NULL && ctl->target == cfg->blocks[j].start
-		   && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH))
-		  || (b->flags & BLOCK_F_CALL) || always_traps (last))
-		continue;
-	      return false;
+	      if (!(ctl != NULL && ctl->target == cfg->blocks[j].start
+		    && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH))
+		  && !(b->flags & BLOCK_F_CALL) && !always_traps (last))
+		whole = false;
+	      continue;
 	    }
-	  if (!seen[j - f->first_block])
+	  if (!seen[j])
 	    {
-	      seen[j - f->first_block] = 1;
+	      seen[j] = 1;
 	      stack[sp++] = j;
 	    }
 	}
       for (size_t k = table_from[i]; k < table_from[i + 1]; k++)
 	{
 	  uint32_t j = edges[k].to;
-	  if (cfg->blocks[j].func == b->func && !seen[j - f->first_block])
+	  if (cfg->blocks[j].func == b->func && !seen[j])
 	    {
-	      seen[j - f->first_block] = 1;
+	      seen[j] = 1;
 	      stack[sp++] = j;
 	    }
 	}
@@ -353,9 +357,9 @@ whole_function (const struct code *code, const struct cfg *cfg,
   for (uint32_t k = 0; k < f->n_blocks; k++)
     if (!(cfg->blocks[f->first_block + k].flags & BLOCK_F_PADDING))
       n_real++;
-    else if (seen[k])
+    else if (seen[f->first_block + k])
       n_seen--;
-  return n_seen == n_real;
+  return whole && n_seen == n_real;
 }
 
 /* Set the may_write set of every function of CFG over CODE.  False on
@@ -365,7 +369,7 @@ static bool
 set_may_write (const struct code *code, struct cfg *cfg)
 {
   uint64_t *writes = malloc ((cfg->n_funcs + 1) * sizeof *writes);
-  bool ok = writes != NULL && set_writes (code, cfg, false, writes);
+  bool ok = writes != NULL && set_writes (code, cfg, NULL, writes);
 
   for (size_t i = 0; ok && i < cfg->n_funcs; i++)
     cfg->funcs[i].may_write = writes[i];
@@ -859,17 +863,22 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   struct cfg_edge *edges = malloc ((n_tables + 1) * sizeof *edges);
   size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
   uint64_t *own = malloc ((cfg->n_funcs + 1) * sizeof *own);
-  unsigned char *seen = malloc (cfg->n_blocks + 1);
+  unsigned char *seen = calloc (cfg->n_blocks + 1, 1);
+  unsigned char *whole = malloc (cfg->n_funcs + 1);
   uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
   bool ok = false;
 
   if (t == NULL || from == NULL || by_func == NULL || edges == NULL
       || table_from == NULL || own == NULL || seen == NULL || stack == NULL
-      || !set_may_write (code, cfg)
-      || !set_writes (code, cfg, true, own))
+      || whole == NULL || !set_may_write (code, cfg))
     goto done;
   memcpy (edges, tables, n_tables * sizeof *tables);
   mark_tables (cfg, edges, n_tables, table_from);
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    whole[f] = whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
+			       seen, stack);
+  if (!set_writes (code, cfg, seen, own))
+    goto done;
   memcpy (by_func, in, n_in * sizeof *in);
   qsort (by_func, n_in, sizeof *by_func, entrant_cmp);
   for (size_t k = 0, f = 0; f <= cfg->n_funcs; f++)
@@ -882,14 +891,12 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   /* Whoever calls a function, following the calling convention or
      knowing what it writes (GCC's -fipa-ra), keeps no value across the
      call in a register that it writes: OWN becomes the registers dead
-     after its returns.  Only its whole code (whole_function) tells
-     what it writes.  */
+     after its returns.  What it writes comes from the blocks its entry
+     reaches (callees' likewise); its returns are all its own only when
+     those are all its blocks (whole_function).  */
   for (size_t f = 0; f < cfg->n_funcs; f++)
     {
-      if (!whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
-			   seen, stack))
-	own[f] = 0;
-      own[f] &= LIVE_CLOBBERED;
+      own[f] = whole[f] ? own[f] & LIVE_CLOBBERED : 0;
       cfg->funcs[f].ret_live
 	= (narrow[f] ? LIVE_AFTER_CALL : LIVE_ALL) & ~own[f];
     }
@@ -926,6 +933,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   free (own);
   free (seen);
   free (stack);
+  free (whole);
   return ok;
 }
 
