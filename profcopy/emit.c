@@ -51,6 +51,7 @@
 #define OP_JAL		0x03
 #define OP_BEQ		0x04
 #define OP_BNE		0x05
+#define OP_BEQL		0x14
 #define OP_BNEL		0x15
 #define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
@@ -4547,11 +4548,13 @@ static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
 			   uint32_t *off);
 
 /* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
-   usual path runs 6 instructions: ll, addiu, the branch that tests for
+   usual path runs 5 instructions: ll, addiu, the branch that tests for
    a carry out of the low word with the store-conditional in its delay
    slot, and the branch back to retry after a failed store, whose slot
    holds FILL, the program's own next instruction when hoistable allows
-   it (then the increment costs 5), or a nop.  With SKIP, the branch
+   it (then the increment costs 4), or C's slot_word; with neither, it
+   is a branch-likely back past the ll, with the ll in its slot, run
+   only when the store failed.  With SKIP, the branch
    after the store is instead a branch-likely taken when the store
    succeeded, with FILL in its slot, to SKIP_TO (or, when 0, to the word
    after the increment), followed by the branch back to retry: FILL runs
@@ -4622,6 +4625,14 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (OP_BEQ, r2, 0, 0));			/* to carry, later */
   put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
+  if (!skip && fill == NULL && c->slot_word == 0)
+    {
+      /* Nothing for the slot: a branch-likely back past the ll, which
+	 runs in its slot, only when the store failed.  */
+      put (c, itype (OP_BEQL, r2, 0, (uint32_t) -4));	/* to retry + 4 */
+      put (c, itype (OP_LL, r1, r2, (uint32_t) lo));
+      return;
+    }
   if (!skip)
     put (c, itype (OP_BEQ, r2, 0, (uint32_t) -5));	/* to retry */
   else
@@ -5448,7 +5459,18 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
       const struct insn *fill = slot_fill (e, ctl->target, false);
       size_t block = (size_t) (b - e->a->cfg.blocks);
       uint32_t past = e->insn_new[emit_word_index (e, ctl->target)] + 4;
-      if (fill == NULL)
+      if (fill == NULL && !e->single && p->taken_s.n_spill == 0)
+	{
+	  /* The increment leaves by a branch-likely to the target, with
+	     nothing in its slot: as many words as the increment and a
+	     jump back, one instruction fewer run.  */
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL,
+		       emit_map (e, ctl->target));
+	  if (c->failed)
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
+	}
+      else if (fill == NULL)
 	{
 	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
 	  if (!put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
