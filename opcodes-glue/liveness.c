@@ -157,8 +157,34 @@ reach_add (struct reach *r, uint32_t g)
   return true;
 }
 
+/* The registers that the instructions of each block of CFG over CODE
+   may write, malloc'd (NULL when out of memory).  */
+
+static uint64_t *
+block_writes (const struct code *code, const struct cfg *cfg)
+{
+  uint64_t *bw = malloc ((cfg->n_blocks + 1) * sizeof *bw);
+
+  for (size_t i = 0; bw != NULL && i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      bw[i] = 0;
+      for (uint32_t a = b->start; a < b->end; a += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, a);
+
+	  bw[i] |= insn->writes & LIVE_ALL;
+	  /* The kernel may write v0, v1 and a3, which the record of a
+	     syscall leaves out (they are not certain writes).  */
+	  if (insn->op == 0 && (insn->word & 0x3f) == 12)
+	    bw[i] |= CALL_RESULTS | R (7);
+	}
+    }
+  return bw;
+}
+
 /* Set *MW to the registers that function F of CFG over CODE may write
-   by its own instructions, or to everything when it may reach code
+   by its own instructions (BLOCK_WRITES, per block), or to everything when it may reach code
    whose writes are unknown, and record in R the other functions that it
    calls, jumps or falls to: an over-approximation.  With OWN (per
    block: reached from its function's entry), to the registers that
@@ -174,8 +200,8 @@ reach_add (struct reach *r, uint32_t g)
 
 static bool
 function_writes (const struct code *code, const struct cfg *cfg,
-		 const struct function *f, const unsigned char *own,
-		 uint64_t *mw, struct reach *r)
+		 const struct function *f, const uint64_t *block_writes,
+		 const unsigned char *own, uint64_t *mw, struct reach *r)
 {
   *mw = 0;
   for (uint32_t k = 0; k < f->n_blocks; k++)
@@ -187,17 +213,7 @@ function_writes (const struct code *code, const struct cfg *cfg,
 
       if (own != NULL && !own[f->first_block + k])
 	continue;
-
-      for (uint32_t a = b->start; a < b->end; a += 4)
-	{
-	  const struct insn *insn = code_insn_at (code, a);
-
-	  *mw |= insn->writes & LIVE_ALL;
-	  /* The kernel may write v0, v1 and a3, which the record of a
-	     syscall leaves out (they are not certain writes).  */
-	  if (insn->op == 0 && (insn->word & 0x3f) == 12)
-	    *mw |= CALL_RESULTS | R (7);
-	}
+      *mw |= block_writes[f->first_block + k];
       if ((b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT)) && !own)
 	*mw = LIVE_ALL;
       for (uint32_t s = 0; own == NULL && s < b->n_succ; s++)
@@ -236,12 +252,14 @@ function_writes (const struct code *code, const struct cfg *cfg,
 }
 
 /* Set WRITES[f] for every function f of CFG over CODE to what it may
-   write (function_writes, with OWN when not NULL) when called, itself
-   or through what it reaches.  False on allocation failure.  */
+   write (function_writes, with BLOCK_WRITES and, when not NULL, OWN)
+   when called, itself or through what it reaches.  False on
+   allocation failure.  */
 
 static bool
 set_writes (const struct code *code, const struct cfg *cfg,
-	    const unsigned char *own, uint64_t *writes)
+	    const uint64_t *block_writes, const unsigned char *own,
+	    uint64_t *writes)
 {
   struct reach r = { NULL, NULL, 0, 0 };
   bool changed = true;
@@ -253,8 +271,8 @@ set_writes (const struct code *code, const struct cfg *cfg,
   for (size_t i = 0; i < cfg->n_funcs; i++)
     {
       r.from[i] = (uint32_t) r.n;
-      if (!function_writes (code, cfg, &cfg->funcs[i], own, &writes[i],
-			    &r))
+      if (!function_writes (code, cfg, &cfg->funcs[i], block_writes, own,
+			    &writes[i], &r))
 	goto done;
     }
   r.from[cfg->n_funcs] = (uint32_t) r.n;
@@ -362,14 +380,16 @@ whole_function (const struct code *code, const struct cfg *cfg,
   return whole && n_seen == n_real;
 }
 
-/* Set the may_write set of every function of CFG over CODE.  False on
-   allocation failure.  */
+/* Set the may_write set of every function of CFG over CODE, whose
+   blocks write BLOCK_WRITES.  False on allocation failure.  */
 
 static bool
-set_may_write (const struct code *code, struct cfg *cfg)
+set_may_write (const struct code *code, struct cfg *cfg,
+	       const uint64_t *block_writes)
 {
   uint64_t *writes = malloc ((cfg->n_funcs + 1) * sizeof *writes);
-  bool ok = writes != NULL && set_writes (code, cfg, NULL, writes);
+  bool ok = writes != NULL && set_writes (code, cfg, block_writes, NULL,
+					  writes);
 
   for (size_t i = 0; ok && i < cfg->n_funcs; i++)
     cfg->funcs[i].may_write = writes[i];
@@ -566,8 +586,11 @@ bool
 cfg_liveness (const struct code *code, struct cfg *cfg)
 {
   struct transfer *t;
+  uint64_t *bw = block_writes (code, cfg);
+  bool ok = bw != NULL && set_may_write (code, cfg, bw);
 
-  if (!set_may_write (code, cfg))
+  free (bw);
+  if (!ok)
     return false;
   for (size_t f = 0; f < cfg->n_funcs; f++)
     cfg->funcs[f].ret_live = LIVE_ALL;
@@ -865,19 +888,21 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   uint64_t *own = malloc ((cfg->n_funcs + 1) * sizeof *own);
   unsigned char *seen = calloc (cfg->n_blocks + 1, 1);
   unsigned char *whole = malloc (cfg->n_funcs + 1);
+  uint64_t *bw = NULL;
   uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
   bool ok = false;
 
   if (t == NULL || from == NULL || by_func == NULL || edges == NULL
       || table_from == NULL || own == NULL || seen == NULL || stack == NULL
-      || whole == NULL || !set_may_write (code, cfg))
+      || whole == NULL || (bw = block_writes (code, cfg)) == NULL
+      || !set_may_write (code, cfg, bw))
     goto done;
   memcpy (edges, tables, n_tables * sizeof *tables);
   mark_tables (cfg, edges, n_tables, table_from);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     whole[f] = whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
 			       seen, stack);
-  if (!set_writes (code, cfg, seen, own))
+  if (!set_writes (code, cfg, bw, seen, own))
     goto done;
   memcpy (by_func, in, n_in * sizeof *in);
   qsort (by_func, n_in, sizeof *by_func, entrant_cmp);
@@ -934,6 +959,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   free (seen);
   free (stack);
   free (whole);
+  free (bw);
   return ok;
 }
 

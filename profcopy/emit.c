@@ -384,6 +384,20 @@ find_returning (const struct emitter *e, unsigned char *returns)
   return true;
 }
 
+/* The index of the GOT slot of OBJ that INSN, a `lw x,off(gp)', loads,
+   or -1.  */
+
+static long
+got_slot (const struct mips_object *obj, const struct insn *insn)
+{
+  uint32_t slot = obj->gp + (uint32_t) insn->imm;
+
+  if (insn->op != OP_LW || insn->rs != REG_GP || slot < obj->got_addr
+      || slot >= obj->got_addr + obj->got_size)
+    return -1;
+  return (long) ((slot - obj->got_addr) / 4);
+}
+
 /* Functions of the C and C++ libraries that never return: a call of
    one from another object runs at most once.  */
 static const char *const noreturn_imports[] = {
@@ -411,7 +425,8 @@ calls_noreturn_import (const struct emitter *e, const struct block *b,
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
   const struct insn *load = NULL;
   const char *name;
-  uint32_t n_local = obj->dyn.local_gotno, k, index;
+  long k;
+  uint32_t index;
 
   if (!(b->flags & BLOCK_F_CALL) || ctl == NULL
       || ctl->kind != INSN_ICALL || ctl->rs != REG_T9)
@@ -422,13 +437,10 @@ calls_noreturn_import (const struct emitter *e, const struct block *b,
       if (insn != NULL && (insn->writes & R (REG_T9)))
 	load = insn;
     }
-  if (load == NULL || load->op != OP_LW || load->rs != REG_GP
-      || obj->gp + (uint32_t) load->imm < obj->got_addr)
+  if (load == NULL || (k = got_slot (obj, load)) < 0
+      || (uint32_t) k < obj->dyn.local_gotno)
     return false;
-  k = (obj->gp + (uint32_t) load->imm - obj->got_addr) / 4;
-  if (k < n_local || k >= obj->got_size / 4)
-    return false;
-  index = k - n_local + obj->dyn.gotsym;
+  index = (uint32_t) k - obj->dyn.local_gotno + obj->dyn.gotsym;
   if (index >= n || (name = imports[index]) == NULL)
     return false;
   if (strncmp (name, "_ZSt", 4) == 0 && strstr (name, "__throw_") != NULL)
@@ -701,6 +713,51 @@ t9_dirty (const struct code *code, const struct cfg *cfg,
   return false;
 }
 
+/* A malloc'd array of the code address that each GOT slot of A holds,
+   or 0: the local slots that the relocation table names, the global
+   slots of symbols defined in the object.  NULL when out of memory.  */
+
+static uint32_t *
+got_entries (const struct analysis *a)
+{
+  const struct mips_object *obj = &a->obj;
+  uint32_t n_got = obj->got_size / 4, n_local = obj->dyn.local_gotno;
+  uint32_t *entry = calloc (n_got + 1, sizeof *entry);
+
+  if (entry == NULL)
+    return NULL;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      if (r->type == RELOC_GOT && r->addr >= obj->got_addr
+	  && (r->addr - obj->got_addr) / 4 < n_local)
+	entry[(r->addr - obj->got_addr) / 4] = r->target;
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      if (sym->dynamic && sym->shndx != SHN_UNDEF
+	  && sym->index >= obj->dyn.gotsym
+	  && sym->index - obj->dyn.gotsym < n_got - n_local)
+	entry[sym->index - obj->dyn.gotsym + n_local] = sym->value;
+    }
+  return entry;
+}
+
+/* The function of CFG that the GOT slot K, holding ENTRY[K] (see
+   got_entries), enters at its entry, or NULL.  */
+
+static const struct function *
+got_function (const struct cfg *cfg, const uint32_t *entry, long k)
+{
+  const struct function *fn;
+
+  if (k < 0 || entry[k] == 0)
+    return NULL;
+  fn = cfg_function_at (cfg, entry[k]);
+  return fn != NULL && fn->entry == entry[k] ? fn : NULL;
+}
+
 /* The state of find_narrowable.  */
 struct narrowing
 {
@@ -716,6 +773,7 @@ struct narrowing
   struct cfg_entrant *in;
   size_t n_in, max;
   struct regflow rf;		/* For only_called_through.  */
+  const uint32_t *got_entry;	/* got_entries.  */
 };
 
 /* Whether every instruction that reads the value the instruction at AT
@@ -829,14 +887,7 @@ find_narrowable (struct narrowing *n)
   const struct code *code = &a->code;
   const struct mips_object *obj = &a->obj;
   uint32_t n_local = obj->dyn.local_gotno;
-  uint32_t n_got = obj->got_size / 4;
-  const struct function **slot_fn = calloc (n_got + 1, sizeof *slot_fn);
-  uint32_t *dynval = NULL;
-  uint32_t n_dyn = 0;
-  bool ok = false;
 
-  if (slot_fn == NULL)
-    return false;
   /* Not e_entry, DT_INIT or DT_FINI; a section's start only when
      something else says it is a function.  */
   for (size_t f = 0; f < cfg->n_funcs; f++)
@@ -848,19 +899,11 @@ find_narrowable (struct narrowing *n)
 				     | FUNC_FROM_FDE | FUNC_FROM_PROLOGUE)));
     }
   for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].index >= n_dyn)
-      n_dyn = obj->symbols[i].index + 1;
-  dynval = calloc (n_dyn + 1, sizeof *dynval);
-  if (dynval == NULL)
-    goto done;
-  for (size_t i = 0; i < obj->n_symbols; i++)
     {
       const struct object_symbol *sym = &obj->symbols[i];
       const struct function *fn = cfg_function_at (cfg, sym->value);
       if (!sym->dynamic)
 	continue;
-      if (sym->shndx != 0)
-	dynval[sym->index] = sym->value;
       if (fn != NULL && sym->value != fn->entry)
 	n->narrow[fn - cfg->funcs] = 0;
       else if (fn != NULL)
@@ -909,15 +952,13 @@ find_narrowable (struct narrowing *n)
 	  else if (addiu == NULL)
 	    n->narrow[fn - cfg->funcs] = 0;
 	  else if (!classify_ref (n, r->aux, addiu->rt, fn))
-	    goto done;
+	    return false;
 	  break;
 	case RELOC_GOT:
 	  if (r->target == fn->entry)
 	    n->escaped[fn - cfg->funcs] = 1;
-	  if (r->target == fn->entry && r->addr >= obj->got_addr
-	      && (r->addr - obj->got_addr) / 4 < n_local)
-	    slot_fn[(r->addr - obj->got_addr) / 4] = fn;
-	  else
+	  if (r->target != fn->entry || r->addr < obj->got_addr
+	      || (r->addr - obj->got_addr) / 4 >= n_local)
 	    n->narrow[fn - cfg->funcs] = 0;
 	  break;
 	default:
@@ -940,25 +981,12 @@ find_narrowable (struct narrowing *n)
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *x = code_insn_at (code, at);
-	  uint32_t k, v;
 
-	  if (x == NULL || x->op != OP_LW || x->rs != REG_GP)
+	  if (x == NULL)
 	    continue;
-	  k = (uint32_t) ((int64_t) obj->gp + x->imm - obj->got_addr) / 4;
-	  if (k >= n_got)
-	    continue;
-	  fn = NULL;
-	  if (k < n_local)
-	    fn = slot_fn[k];
-	  else if (k - n_local + obj->dyn.gotsym < n_dyn
-		   && (v = dynval[k - n_local + obj->dyn.gotsym]) != 0)
-	    {
-	      fn = cfg_function_at (cfg, v);
-	      if (fn != NULL && fn->entry != v)
-		fn = NULL;
-	    }
+	  fn = got_function (cfg, n->got_entry, got_slot (obj, x));
 	  if (fn != NULL && !classify_ref (n, at, x->rt, fn))
-	    goto done;
+	    return false;
 	}
       if (ctl == NULL
 	  || (ctl->kind != INSN_CALL && ctl->kind != INSN_JUMP
@@ -971,14 +999,9 @@ find_narrowable (struct narrowing *n)
       if (ctl->target != fn->entry)
 	n->narrow[fn - cfg->funcs] = 0;
       else if (!add_entrant (&n->in, &n->n_in, &n->max, i, fn - cfg->funcs))
-	goto done;
+	return false;
     }
-  ok = true;
-
- done:
-  free (slot_fn);
-  free (dynval);
-  return ok;
+  return true;
 }
 
 /* Set INTO (per block of A, zeroed) for the calls into the functions
@@ -1092,53 +1115,28 @@ mark_padding (struct analysis *a, const struct cfg_edge *tables,
 /* The tail calls of A into its own functions: from every block that
    ends in a jump through t9 (not a switch table's) whose value the
    block itself last set to a function entry, by a load of a GOT slot
-   that holds it (a local slot the relocation table names, the global
-   slot of a symbol defined here) or by the addiu of a GOT page
-   reference to it, to that entry's block.  *TAILS is malloc'd (NULL
-   when out of memory, false then).  */
+   that holds it (GOT_ENTRY, see got_entries) or by the addiu of a GOT
+   page reference to it, to that entry's block.  *TAILS is malloc'd
+   (NULL when out of memory, false then).  */
 
 static bool
-find_tail_calls (const struct analysis *a, struct cfg_edge **tails,
-		 size_t *n_tails)
+find_tail_calls (const struct analysis *a, const uint32_t *got_entry,
+		 struct cfg_edge **tails, size_t *n_tails)
 {
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
-  const struct mips_object *obj = &a->obj;
-  uint32_t n_got = obj->got_size / 4, n_local = obj->dyn.local_gotno;
-  uint32_t *slot_entry = calloc (n_got + 1, sizeof *slot_entry);
   size_t n = 0, max = 64;
 
   *tails = malloc (max * sizeof **tails);
-  if (slot_entry == NULL || *tails == NULL)
-    {
-      free (slot_entry);
-      free (*tails);
-      *tails = NULL;
-      return false;
-    }
-  for (size_t i = 0; i < a->relocs.n_entries; i++)
-    {
-      const struct reloc_entry *r = &a->relocs.entries[i];
-      if (r->type == RELOC_GOT && r->addr >= obj->got_addr
-	  && (r->addr - obj->got_addr) / 4 < n_local)
-	slot_entry[(r->addr - obj->got_addr) / 4] = r->target;
-    }
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    {
-      const struct object_symbol *sym = &obj->symbols[i];
-      uint32_t k = sym->index - obj->dyn.gotsym + n_local;
-      if (sym->dynamic && sym->shndx != SHN_UNDEF
-	  && sym->index >= obj->dyn.gotsym && k < n_got)
-	slot_entry[k] = sym->value;
-    }
+  if (*tails == NULL)
+    return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       const struct block *b = &cfg->blocks[i];
       const struct insn *slot;
       const struct insn *ctl = cfg_block_control (code, b, &slot);
       const struct insn *w = NULL;
-      const struct function *fn;
-      uint32_t target = 0;
+      const struct function *fn = NULL;
       long entry;
 
       if ((b->flags & (BLOCK_F_INDIRECT | BLOCK_F_INVALID))
@@ -1153,28 +1151,24 @@ find_tail_calls (const struct analysis *a, struct cfg_edge **tails,
 	}
       if (w == NULL)
 	continue;
-      if (w->op == OP_LW && w->rs == REG_GP && w->rt == REG_T9)
-	{
-	  uint32_t k = (uint32_t) ((int64_t) obj->gp + w->imm
-				   - obj->got_addr) / 4;
-	  if (obj->gp + (uint32_t) w->imm >= obj->got_addr && k < n_got)
-	    target = slot_entry[k];
-	}
-      else if (w->op == OP_ADDIU && w->rs == REG_T9 && w->rt == REG_T9)
-	for (size_t k = 0; k < a->relocs.n_entries; k++)
+      if (w->rt == REG_T9)
+	fn = got_function (cfg, got_entry, got_slot (&a->obj, w));
+      if (w->op == OP_ADDIU && w->rs == REG_T9 && w->rt == REG_T9)
+	for (size_t k = 0; k < a->relocs.n_entries && fn == NULL; k++)
 	  if (a->relocs.entries[k].type == RELOC_GOT_REF
 	      && a->relocs.entries[k].aux == w->addr)
-	    target = a->relocs.entries[k].target;
-      fn = target != 0 ? cfg_function_at (cfg, target) : NULL;
-      if (fn == NULL || fn->entry != target
-	  || (entry = cfg_block_starting (cfg, target)) < 0)
+	    {
+	      fn = cfg_function_at (cfg, a->relocs.entries[k].target);
+	      if (fn != NULL && fn->entry != a->relocs.entries[k].target)
+		fn = NULL;
+	    }
+      if (fn == NULL || (entry = cfg_block_starting (cfg, fn->entry)) < 0)
 	continue;
       if (n == max)
 	{
 	  struct cfg_edge *p = realloc (*tails, 2 * max * sizeof *p);
 	  if (p == NULL)
 	    {
-	      free (slot_entry);
 	      free (*tails);
 	      *tails = NULL;
 	      return false;
@@ -1185,7 +1179,6 @@ find_tail_calls (const struct analysis *a, struct cfg_edge **tails,
       (*tails)[n].from = (uint32_t) i;
       (*tails)[n++].to = (uint32_t) entry;
     }
-  free (slot_entry);
   *n_tails = n;
   return true;
 }
@@ -1196,6 +1189,7 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   struct narrowing n;
   struct cfg_edge *tables = NULL, *tails = NULL;
   size_t n_tables = 0, n_tails = 0, n_blocks = a->cfg.n_blocks;
+  uint32_t *got_entry;
   bool ok;
 
   memset (&n, 0, sizeof n);
@@ -1208,12 +1202,13 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   n.dirty = malloc (a->cfg.n_funcs + 1);
   if (n.dirty != NULL)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
+  n.got_entry = got_entry = got_entries (a);
   ok = regflow_init (&n.rf, &a->code);
   ok = ok && sites->into != NULL && sites->enters != NULL && n.narrow != NULL
        && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
-       && analysis_table_edges (a, &tables, &n_tables)
+       && got_entry != NULL && analysis_table_edges (a, &tables, &n_tables)
        && mark_padding (a, tables, n_tables) && find_narrowable (&n)
-       && find_tail_calls (a, &tails, &n_tails)
+       && find_tail_calls (a, got_entry, &tails, &n_tails)
        && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
 			       tables, n_tables, tails, n_tails);
   free (tables);
@@ -1229,6 +1224,7 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   free (n.inexact);
   free (n.dirty);
   free (n.in);
+  free (got_entry);
   regflow_free (&n.rf);
   return ok;
 }
@@ -2960,13 +2956,7 @@ last_writer (const struct emitter *e, const struct insn *insn, unsigned reg)
 static long
 got_load_slot (const struct emitter *e, const struct insn *insn)
 {
-  const struct mips_object *obj = &e->a->obj;
-  uint32_t slot = obj->gp + (uint32_t) insn->imm;
-
-  if (insn->op != OP_LW || insn->rs != REG_GP || slot < obj->got_addr
-      || slot >= obj->got_addr + obj->got_size)
-    return -1;
-  return (long) ((slot - obj->got_addr) / 4);
+  return got_slot (&e->a->obj, insn);
 }
 
 /* True if t9 holds the original code address TARGET when the branch
@@ -3563,10 +3553,9 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
     plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
   /* With the copy in a register, a way out that saves registers still
      costs less than a turn's increment that saves them too (some 13
-     words) from two turns a visit.  */
-  if (save != 0 && sn.n_spill > 0 && p->s.n_spill > 0)
-    ;
-  else if (save == 0 || sn.n_spill > 0)
+     words) from two turns a visit; against one that saves none it
+     does not pay.  */
+  if (save == 0 || (sn.n_spill > 0 && p->s.n_spill == 0))
     {
       /* The stack form: the copy below a lowered sp, which the loop
 	 must leave alone, and a way out that may save registers: some
