@@ -40,9 +40,12 @@
 # default --counter-update=auto: single increments for cpubench and
 # lua5.4, atomic ones for sqlite3, whose libsqlite3 imports
 # pthread_create), again with --counter-update=atomic (variant
-# pc-atomic: ll/sc increments, exact under threads) and with
+# pc-atomic: ll/sc increments, exact under threads), with
 # --counter-update=single (variant pc-single: increments without
-# ll/sc, exact only while threads do not race).  Then twice more with
+# ll/sc, exact only while threads do not race) and with
+# --counter-carry=inline (variant pc-inline: the default's increments,
+# each with its own test for a carry out of the low word, no watcher
+# thread in the runtime).  Then twice more with
 # --use-profile of the profile the profcopy variant's counted run wrote
 # (variants trained and tr-single: the counters placed by the counts of
 # that earlier run of the same workload instead of by the static
@@ -163,13 +166,13 @@ have_testbed=yes
 # a program path (argv[0], auxv) of the same length.
 programs="cpubench lua5.4 sqlite3"
 declare -A variants_of arch_of sysroot_of args_of input_of
-variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single trained tr-single"
+variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-inline trained tr-single"
 arch_of[cpubench]=$arch
 sysroot_of[cpubench]=/usr/$triple
 args_of[cpubench]=$scale
 input_of[cpubench]=/dev/null
 for p in lua5.4 sqlite3; do
-  variants_of[$p]="original profcopy pc-atomic pc-single trained tr-single"
+  variants_of[$p]="original profcopy pc-atomic pc-single pc-inline trained tr-single"
   arch_of[$p]=mipsel
   sysroot_of[$p]=$tbroot
 done
@@ -187,6 +190,7 @@ variant_dir () {
     profcopy) echo pcpy ;;
     pc-atomic) echo pcat ;;
     pc-single) echo pcps ;;
+    pc-inline) echo pcin ;;
     trained) echo pctr ;;
     tr-single) echo pcts ;;
   esac
@@ -233,7 +237,7 @@ prepare () {
 }
 
 # rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-atomic,
-# pc-single, trained or tr-single) of the plain program NAME; the trained ones use
+# pc-single, pc-inline, trained or tr-single) of the plain program NAME; the trained ones use
 # the profile of the profcopy variant's counted run.
 rewrite () {
   local name=$1 base=$work/$1 dir
@@ -242,6 +246,7 @@ rewrite () {
   case $dir in
     pcat) set -- --counter-update=atomic ;;
     pcps) set -- --counter-update=single ;;
+    pcin) set -- --counter-carry=inline ;;
     pctr) set -- "--use-profile=$base/$name.prof" ;;
     pcts) set -- "--use-profile=$base/$name.prof" --counter-update=single ;;
   esac
@@ -284,7 +289,7 @@ measure () {
     done
     return
   fi
-  for variant in profcopy pc-atomic pc-single; do
+  for variant in profcopy pc-atomic pc-single pc-inline; do
     rewrite_checked "$name" "$variant"
   done
 

@@ -2644,6 +2644,12 @@ edge_snippet (struct emitter *e, size_t k)
   return e->edge_owner[k] & 1 ? &p->fall_s : &p->taken_s;
 }
 
+uint32_t
+emit_window_entry (const struct emitter *e)
+{
+  return e->folded ? 4 : 8;
+}
+
 /* Give the hottest counters (of blocks and of branch edges, by derive's
    weights) places in the window after the new GOT, as many as gp
    reaches, and plan them so.  An edge's increment through gp (with no
@@ -2656,7 +2662,7 @@ assign_window (struct emitter *e)
   const struct cfg *cfg = &e->a->cfg;
   uint32_t n_got = e->got.n_old + e->got.n_new + WINDOW_GOT_MARGIN;
   int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
-  size_t cap = room > 0 ? (size_t) (room / 8) : 0;
+  size_t cap = room > 0 ? (size_t) (room / emit_window_entry (e)) : 0;
   uint32_t *cand;
   size_t n_cand = 0, n_blocks_cand, n_win = 0;
 
@@ -2767,7 +2773,8 @@ base_words (const struct snippet *p)
 static uint32_t
 snippet_words (const struct emitter *e, const struct snippet *p)
 {
-  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS) + base_words (p);
+  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS) - e->folded
+	       + base_words (p);
 
   if (p->n_spill > 0)
     n += 2 + 2 * p->n_spill;
@@ -2792,6 +2799,8 @@ loop_exit_words (const struct emitter *e, const struct count_plan *p)
   n += p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0;
   if (p->iv_stack)
     n += 2;
+  if (e->folded)
+    return n + (e->single ? 3 : 5);
   return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
 }
 
@@ -3673,7 +3682,8 @@ plan_branch_edges (struct emitter *e, size_t i)
 
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   bool calls, bool single, const struct call_sites *sites,
+	   bool calls, bool single, bool folded,
+	   const struct call_sites *sites,
 	   const struct prof_object *const *used, size_t n_used,
 	   char **errmsg)
 {
@@ -3687,6 +3697,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 
   memset (e, 0, sizeof *e);
   e->single = single;
+  e->folded = folded;
   e->a = a;
   e->fixed_address = a->obj.e_type == ET_EXEC;
   e->section_base = calloc (code->n_sections + 1, sizeof *e->section_base);
@@ -4016,6 +4027,7 @@ struct island
 {
   size_t n;
   uint32_t first;
+  bool off;			/* Folded counters: no carry paths.  */
 };
 
 /* Note an increment at PC in ISL.  */
@@ -4023,6 +4035,8 @@ struct island
 static void
 island_add (struct island *isl, uint32_t pc)
 {
+  if (isl->off)
+    return;
   if (isl->n++ == 0)
     isl->first = pc;
 }
@@ -4062,7 +4076,7 @@ layout_pass (struct emitter *e)
   const struct analysis *a = e->a;
   uint32_t pc = e->text_addr;
   uint32_t last_stub = 0;
-  struct island isl = { 0, 0 };
+  struct island isl = { 0, 0, e->folded };
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
@@ -4091,14 +4105,15 @@ layout_pass (struct emitter *e)
 	      && e->single)
 	    {
 	      /* The branch's slot instruction, the increment, its test
-		 (in place of the branch) and 4 words of way out.  */
+		 (in place of the branch) and 4 words of way out; folded,
+		 the increment and a branch with the store in its slot.  */
 	      e->insn_new[w + 1] = pc;
 	      if (at != b->start)
 		e->map[w] = pc;
 	      e->map[w + 1] = pc;
-	      pc += 4 * (1 + snippet_words (e, &p->s) + 4);
+	      pc += 4 * (1 + snippet_words (e, &p->s) + (e->folded ? 1 : 4));
 	      island_add (&isl, pc);
-	      e->insn_new[w] = pc - 4 * 6;
+	      e->insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
 	      break;
 	    }
 	  if (at == p->at && !p->edge && !p->derived && !p->iv)
@@ -4181,8 +4196,10 @@ layout_pass (struct emitter *e)
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
 	  if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
 	    {
-	      /* The fill, the increment and its 4 words of way out.  */
-	      pc += 4 * (1 + snippet_words (e, &p->taken_s) + 4);
+	      /* The fill, the increment and its 4 words of way out (1
+		 when folded).  */
+	      pc += 4 * (1 + snippet_words (e, &p->taken_s)
+			 + (e->folded ? 1 : 4));
 	      island_add (&isl, pc);
 	    }
 	  else
@@ -4398,7 +4415,7 @@ emit_window_fit (struct emitter *e, char **errmsg)
     {
       uint32_t got_bytes = (4 * (g->n_old + g->n_new) + 7) & ~7u;
       uint32_t cap = got_bytes < 0x7ff0 + 0x7ff8
-		     ? (0x7ff0 + 0x7ff8 - got_bytes) / 8 : 0;
+		     ? (0x7ff0 + 0x7ff8 - got_bytes) / emit_window_entry (e) : 0;
       uint32_t *order;
       size_t drop;
 
@@ -4536,6 +4553,87 @@ put_at (struct cursor *c, uint32_t pc, uint32_t word)
 static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
 			   uint32_t *off);
 
+/* The end of an atomic increment of the counter at LO(R1), scratch R2,
+   whose ll is N words back: the branch back to retry after a failed
+   store, with FILL or C's slot_word in its slot; with neither, a
+   branch-likely back past the ll with the ll in its slot, which runs
+   only when the store failed; with SKIP, a branch-likely out to SKIP_TO
+   (or past this code, when 0) when the store succeeded, with FILL in
+   its slot, then the branch back to retry (put_llsc).  */
+
+static void
+put_llsc_retry (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
+		const struct insn *fill, bool skip, uint32_t skip_to,
+		uint32_t n)
+{
+  uint32_t off;
+
+  if (!skip && fill == NULL && c->slot_word == 0)
+    {
+      put (c, itype (OP_BEQL, r2, 0, -n));		/* to retry + 4 */
+      put (c, itype (OP_LL, r1, r2, (uint32_t) lo));
+      return;
+    }
+  if (!skip)
+    put (c, itype (OP_BEQ, r2, 0, -(n + 1)));		/* to retry */
+  else
+    {
+      if (skip_to == 0)
+	skip_to = c->pc + 16;
+      if (!branch_offset (c, c->pc, skip_to, &off))
+	return;
+      put (c, itype (OP_BNEL, r2, 0, off));		/* out */
+    }
+  if (fill == NULL)
+    put (c, c->slot_word);
+  else
+    {
+      char *msg = NULL;
+      if (!put_insn_body (c, fill, &msg))
+	c->failed = true;
+      free (msg);
+    }
+  if (skip)
+    {
+      put (c, itype (OP_BEQ, 0, 0, -(n + 3)));		/* to retry */
+      put (c, 0);
+    }
+}
+
+/* put_llsc's increment of a folded counter (struct emitter): the same
+   forms without the carry test, one word and one instruction run
+   fewer.  Single: lw, addiu, sw; leaving for SKIP_TO, lw, addiu, a
+   branch to SKIP_TO with the store in its slot.  Atomic: ll, addiu, sc
+   and the branch back to retry after a failed store, with FILL or C's
+   slot_word in its slot, or a branch-likely back past the ll with the
+   ll in its slot; with SKIP, a branch-likely out when the store
+   succeeded, with FILL in its slot, then the branch back to retry.  */
+
+static void
+put_folded (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
+	    const struct insn *fill, bool skip, uint32_t skip_to)
+{
+  uint32_t off;
+
+  if (c->e->single)
+    {
+      put (c, itype (OP_LW, r1, r2, (uint32_t) lo));
+      put (c, itype (OP_ADDIU, r2, r2, 1));
+      if (skip_to != 0)
+	{
+	  if (!branch_offset (c, c->pc, skip_to, &off))
+	    return;
+	  put (c, itype (OP_BEQ, 0, 0, off));		/* out */
+	}
+      put (c, itype (OP_SW, r1, r2, (uint32_t) lo));
+      return;
+    }
+  put (c, itype (OP_LL, r1, r2, (uint32_t) lo));	/* retry: */
+  put (c, itype (OP_ADDIU, r2, r2, 1));
+  put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
+  put_llsc_retry (c, r1, r2, lo, fill, skip, skip_to, 3);
+}
+
 /* The ll/sc increment of the 64-bit counter at LO(R1), scratch R2.  The
    usual path runs 5 instructions: ll, addiu, the branch that tests for
    a carry out of the low word with the store-conditional in its delay
@@ -4567,6 +4665,11 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   struct carry *k;
   uint32_t off;
 
+  if (c->e->folded)
+    {
+      put_folded (c, r1, r2, lo, fill, skip, skip_to);
+      return;
+    }
   if (c->isl.n == c->max_carries)
     {
       size_t n = c->max_carries ? 2 * c->max_carries : 256;
@@ -4614,38 +4717,7 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   put (c, itype (OP_ADDIU, r2, r2, 1));
   put (c, itype (OP_BEQ, r2, 0, 0));			/* to carry, later */
   put (c, itype (OP_SC, r1, r2, (uint32_t) lo));
-  if (!skip && fill == NULL && c->slot_word == 0)
-    {
-      /* Nothing for the slot: a branch-likely back past the ll, which
-	 runs in its slot, only when the store failed.  */
-      put (c, itype (OP_BEQL, r2, 0, (uint32_t) -4));	/* to retry + 4 */
-      put (c, itype (OP_LL, r1, r2, (uint32_t) lo));
-      return;
-    }
-  if (!skip)
-    put (c, itype (OP_BEQ, r2, 0, (uint32_t) -5));	/* to retry */
-  else
-    {
-      if (skip_to == 0)
-	skip_to = c->pc + 16;
-      if (!branch_offset (c, c->pc, skip_to, &off))
-	return;
-      put (c, itype (OP_BNEL, r2, 0, off));		/* out */
-    }
-  if (fill == NULL)
-    put (c, c->slot_word);
-  else
-    {
-      char *msg = NULL;
-      if (!put_insn_body (c, fill, &msg))
-	c->failed = true;
-      free (msg);
-    }
-  if (skip)
-    {
-      put (c, itype (OP_BEQ, 0, 0, (uint32_t) -7));	/* to retry */
-      put (c, 0);
-    }
+  put_llsc_retry (c, r1, r2, lo, fill, skip, skip_to, 4);
 }							/* done: */
 
 /* The offset field of a branch at FROM to TO, or false (and C failed)
@@ -4822,7 +4894,8 @@ put_snippet (struct cursor *c, size_t index, size_t block,
     }
   if (p->kind == COUNT_WINDOW)
     {
-      int32_t off = (int32_t) (e->window + 8 * (uint32_t) e->window_slot[index]
+      int32_t off = (int32_t) (e->window + emit_window_entry (e)
+			       * (uint32_t) e->window_slot[index]
 			       - e->got.gp);
       if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
 	c->failed = true;
@@ -4887,6 +4960,16 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   retry = c->pc;
   put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
   put (c, addu (r2, r2, d));
+  if (e->folded)
+    {
+      put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
+      if (!e->single && branch_offset (c, c->pc, retry, &off))
+	{
+	  put (c, itype (OP_BEQ, r2, 0, off));
+	  put (c, 0);
+	}
+      goto unspill;
+    }
   put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
   put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
   if (!e->single && branch_offset (c, c->pc, retry, &off))
@@ -4906,6 +4989,7 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
       put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
     }
+ unspill:
   put_unspill (c, sn, 0);
   if (p->iv_stack)
     put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
@@ -5611,7 +5695,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
   struct cursor c = { e, out, e->text_addr, e->text_addr,
-		      e->a->obj.big_endian, { 0, 0 }, NULL, 0, 0, false };
+		      e->a->obj.big_endian, { 0, 0, e->folded }, NULL, 0, 0,
+		      false };
   bool ok = false;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)

@@ -149,6 +149,10 @@ struct emitter
   bool fixed_address;		/* ET_EXEC: addresses are absolute.  */
   bool single;			/* --counter-update=single: increments
 				   with lw and sw, not ll and sc.  */
+  bool folded;			/* The runtime carries the counters' low
+				   words into their high words
+				   (PC_SEGMENT_F_FOLDED): increments have
+				   no carry test, and no carry paths.  */
 
   /* Global word index of each code section's first word.  */
   size_t *section_base;
@@ -265,9 +269,14 @@ void call_sites_free (struct call_sites *sites);
    the counters by their counts instead of by the static estimate.
    False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		bool calls, bool single, const struct call_sites *sites,
+		bool calls, bool single, bool folded,
+		const struct call_sites *sites,
 		const struct prof_object *const *used, size_t n_used,
 		char **errmsg);
+
+/* Bytes of one counter of E's window: 8, or with folded counters 4,
+   the low word alone (segment.h).  */
+uint32_t emit_window_entry (const struct emitter *e);
 
 /* After emit_layout: if the GOT grew so much that the window after it
    leaves gp's reach, give the coldest window blocks ordinary counters

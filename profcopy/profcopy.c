@@ -57,6 +57,14 @@ enum counter_update
   UPDATE_SINGLE
 };
 
+/* Who carries a count out of a counter's low word (--counter-carry).  */
+enum counter_carry
+{
+  CARRY_AUTO,			/* The watcher with --whole-program.  */
+  CARRY_WATCHER,		/* The runtime's watcher thread.  */
+  CARRY_INLINE			/* Every increment, with a test.  */
+};
+
 /* Everything the command line says.  */
 struct options
 {
@@ -70,6 +78,7 @@ struct options
   bool all_blocks;
   bool calls;
   enum counter_update update;	/* --counter-update.  */
+  enum counter_carry carry;	/* --counter-carry.  */
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
   long jobs;			/* -j: objects rewritten at once, 0: one per
@@ -82,6 +91,7 @@ enum option_code
 {
   OPTION_ALL_BLOCKS = 256,
   OPTION_CALLS,
+  OPTION_COUNTER_CARRY,
   OPTION_COUNTER_UPDATE,
   OPTION_DUMP_BLOCKS,
   OPTION_DUMP_RELOCS,
@@ -97,6 +107,7 @@ enum option_code
 static const struct option long_options[] = {
   { "all-blocks", no_argument, NULL, OPTION_ALL_BLOCKS },
   { "calls", no_argument, NULL, OPTION_CALLS },
+  { "counter-carry", required_argument, NULL, OPTION_COUNTER_CARRY },
   { "counter-update", required_argument, NULL, OPTION_COUNTER_UPDATE },
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
   { "dump-relocs", no_argument, NULL, OPTION_DUMP_RELOCS },
@@ -143,6 +154,14 @@ usage (FILE *stream, int status)
                                    code at once; auto (the default) is single\n\
                                    when --whole-program finds no object that\n\
                                    imports a function that starts threads\n\
+      --counter-carry=auto|watcher|inline\n\
+                                 Who carries a count out of a counter's\n\
+                                   low 32 bits: watcher, a thread of the\n\
+                                   runtime that looks every second (one\n\
+                                   instruction fewer per count; the objects\n\
+                                   must be loaded at start-up); inline, the\n\
+                                   increment itself; auto (the default) is\n\
+                                   watcher with --whole-program\n\
       --use-profile=PROFILE      Place the counters by the block counts of\n\
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
@@ -265,6 +284,8 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.all_blocks = opts->all_blocks;
   ropts.calls = opts->calls;
   ropts.single_update = opts->update == UPDATE_SINGLE;
+  ropts.folded = opts->carry == CARRY_WATCHER
+		 || (opts->carry == CARRY_AUTO && opts->whole_program);
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -623,6 +644,11 @@ whole_program (const struct options *opts, const char *exe)
 		 "threads: single increments\n", program_name);
       opts = &chosen;
     }
+  if (opts->verbose)
+    fprintf (stderr, "%s: %s\n", program_name,
+	     opts->carry == CARRY_INLINE
+	     ? "every increment carries out of its counter's low word"
+	     : "low words carried by the runtime's watcher thread");
 
   jobs = calloc (closure.n_libs + 1, sizeof *jobs);
   if (jobs == NULL)
@@ -797,6 +823,17 @@ main (int argc, char **argv)
 	else
 	  return command_line_error ("--counter-update: `%s' is not auto, "
 				     "atomic or single", optarg);
+	break;
+      case OPTION_COUNTER_CARRY:
+	if (strcmp (optarg, "auto") == 0)
+	  opts.carry = CARRY_AUTO;
+	else if (strcmp (optarg, "watcher") == 0)
+	  opts.carry = CARRY_WATCHER;
+	else if (strcmp (optarg, "inline") == 0)
+	  opts.carry = CARRY_INLINE;
+	else
+	  return command_line_error ("--counter-carry: `%s' is not auto, "
+				     "watcher or inline", optarg);
 	break;
       case OPTION_RUNTIME:
 	opts.runtime = optarg;

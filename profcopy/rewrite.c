@@ -16,8 +16,9 @@
      window blocks  the blocks counted in the window, ascending
      derive       how the uncounted blocks' counts follow (derive.c)
      got          the GOT, moved here with new local entries
-     window       2 x 32 bits per block counted straight off gp (the
-		  hottest, as far as gp reaches past the GOT), zero
+     window       2 x 32 bits (32 with folded counters) per block
+		  counted straight off gp (the hottest, as far as gp
+		  reaches past the GOT), zero
      dynamic      (main program only) the dynamic section, moved to add
 		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN
      counters     2 x 32 bits per block, zero (not in the file)
@@ -651,7 +652,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   /* The window right after the GOT, within gp's reach.  */
   if (e->n_window > 0)
-    window_off = seg_reserve (sb, 8 * e->n_window, 8);
+    window_off = seg_reserve (sb, emit_window_entry (e) * e->n_window, 8);
   if (map_off == (size_t) -1 || blocks_off == (size_t) -1
       || got_off == (size_t) -1 || wblocks_off == (size_t) -1
       || window_off == (size_t) -1)
@@ -661,7 +662,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   if (e->n_window > 0)
     {
       unsigned char *wb = sb->buf + wblocks_off;
-      memset (sb->buf + window_off, 0, 8 * e->n_window);
+      memset (sb->buf + window_off, 0, emit_window_entry (e) * e->n_window);
       for (uint32_t k = 0; k < e->n_window; k++, wb += 4)
 	put32 (wb, e->window_blocks[k], be);
     }
@@ -748,7 +749,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	 be);
   put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
   put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
-		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0), be);
+		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0)
+		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0), be);
   put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
@@ -838,7 +840,8 @@ rewrite_object (const char *in_path, const char *out_path,
   used = profiled_runs (&rw, opts->use_profile, &n_used);
   ok_plan = (n_used == 0 || used != NULL)
 	    && emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
-			  opts->single_update, &sites, used, n_used, errmsg);
+			  opts->single_update, opts->folded, &sites, used,
+			  n_used, errmsg);
   if (n_used > 0 && used == NULL)
     *errmsg = strdup ("out of memory");
   free (used);

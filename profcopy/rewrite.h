@@ -19,6 +19,10 @@ struct rewrite_options
   bool single_update;		/* Increments without ll/sc: faster, but a
 				   count may be lost when threads run the
 				   same block at once.  */
+  /* The object is loaded at start-up (it is one of a --whole-program
+     closure), where the runtime's watcher carries its counters' low
+     words into their high words: increments without a carry test.  */
+  bool folded;
   bool verbose;
   /* For a main program: the runtime's soname, added as its first
      DT_NEEDED, and whether to add DT_RPATH $ORIGIN so that the profiled

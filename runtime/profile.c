@@ -290,7 +290,12 @@ struct seg_view
   uint32_t n_edges;
   const struct pc_derive *derive;	/* NULL: every block is counted.  */
   uint32_t derive_size;			/* Bytes of it and its tables.  */
-  const volatile struct pc_counter *window;	/* segment.h */
+  /* The window (segment.h): counter K's low word at WINDOW[K * STRIDE],
+     its high word after it with WINDOW_STRIDE 2; with 1 (a folded
+     object) the high word is that of the counter the block or edge has
+     outside the window, which the runtime keeps.  */
+  const volatile uint32_t *window;
+  uint32_t window_stride;
   const uint32_t *window_blocks;
   uint32_t n_window;
   const char *path;
@@ -477,7 +482,8 @@ snap_view (const struct pc_segment_header *h, uintptr_t bias,
       || (h->n_window != 0
 	  && ((h->window & 3) != 0 || (h->window_blocks & 3) != 0
 	      || !snap_in_object (phdr, phnum, h->window,
-				  h->n_window * sizeof (struct pc_counter),
+				  h->n_window
+				  * ((h->flags & PC_SEGMENT_F_FOLDED) ? 4 : 8),
 				  NULL)
 	      || !snap_in_object (phdr, phnum, h->window_blocks,
 				  h->n_window * 4ull, NULL))))
@@ -486,7 +492,8 @@ snap_view (const struct pc_segment_header *h, uintptr_t bias,
   v->blocks = (const struct pc_block *) (bias + h->blocks);
   v->counters = (const volatile struct pc_counter *) (bias + h->counters);
   v->n_window = h->n_window;
-  v->window = (const volatile struct pc_counter *) (bias + h->window);
+  v->window = (const volatile uint32_t *) (bias + h->window);
+  v->window_stride = (h->flags & PC_SEGMENT_F_FOLDED) ? 1 : 2;
   v->window_blocks = (const uint32_t *) (bias + h->window_blocks);
   v->build_id_len = h->build_id_len;
   v->build_id = (const unsigned char *) (bias + h->build_id);
@@ -541,19 +548,59 @@ snap_view (const struct pc_segment_header *h, uintptr_t bias,
    work at exit, and read_count's second look at the high word would
    cost a third more.  Only another thread that carries a counter into
    its high word between the two loads (once in 2^32 increments of that
-   counter, at that instant) can make a copied count wrong.  */
+   counter, at that instant) can make a copied count wrong.  With SEEN,
+   the counters are folded (fold.c, pcrt_fold_seen): a low word below
+   its SEEN has wrapped once more than the high word says, and the copy
+   says so (the watcher's next look will too); *WRAPS counts those.  */
 
 static uint32_t
-copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to)
+copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
+	     const uint32_t *seen, uint32_t *wraps)
 {
   const volatile struct pc_counter *end = c + n;
   uint32_t stamp = 0;
 
+  if (seen != NULL)
+    for (; c != end; c++, to++, seen++)
+      {
+	uint32_t low = c->low, wrap = low < *seen;
+	stamp += low;
+	*wraps += wrap;
+	*to = (uint64_t) (c->high + wrap) << 32 | low;
+      }
   for (; c != end; c++, to++)
     {
       uint32_t high = c->high, low = c->low;
       stamp += low;
       *to = (uint64_t) high << 32 | low;
+    }
+  return stamp;
+}
+
+/* copy_counts for the window of V, into COUNTS after the copies of the
+   other counters.  A wrap that the watcher has not seen goes into the
+   copy of the high word of the block's or edge's other counter.  */
+
+static uint32_t
+copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
+{
+  uint32_t n = v->header->n_blocks + v->n_edges, stamp = 0;
+  const uint32_t *seen = pcrt_fold_seen (v->window);
+  uint64_t *to = counts + n;
+
+  if (v->window_stride == 2)
+    return copy_counts ((const volatile struct pc_counter *) v->window,
+			v->n_window, to, seen, wraps);
+  for (uint32_t k = 0; k < v->n_window; k++)
+    {
+      uint32_t low = v->window[k];
+      stamp += low;
+      to[k] = low;
+      if (seen != NULL && low < seen[k])
+	{
+	  counts[v->window_blocks[k]] += (uint64_t) 1 << 32;
+	  ++*wraps;
+	}
     }
   return stamp;
 }
@@ -567,6 +614,18 @@ sum_low_words (const volatile struct pc_counter *c, uint32_t n)
 
   for (uint32_t k = 0; k < n; k++)
     stamp += c[k].low;
+  return stamp;
+}
+
+/* The same sum of the live window counters of V.  */
+
+static uint32_t
+sum_window_low_words (const struct seg_view *v)
+{
+  uint32_t stamp = 0;
+
+  for (uint32_t k = 0; k < v->n_window; k++)
+    stamp += v->window[k * v->window_stride];
   return stamp;
 }
 
@@ -610,10 +669,39 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
    (segment.h), so that the program does not spend the time at exit.
    Free the result with snapshot_free.  */
 
+static struct snapshot *snapshot_folded (void);
+
 PCRT_EXPORT __attribute__ ((noinline)) struct snapshot *
 profcopy_snapshot (void)
 {
-  uint32_t n_objects = 0;
+  struct snapshot *s;
+
+  pcrt_fold_lock ();
+  s = snapshot_folded ();
+  pcrt_fold_unlock ();
+  return s;
+}
+
+/* Take off the carry test's bias (pcrt_fold_bias) of the N counters
+   whose low words start at LOW from their copies TO.  */
+
+static void
+unbias_counts (const volatile void *low, uint32_t n, uint64_t *to)
+{
+  uint32_t bias = pcrt_fold_bias (low);
+
+  if (bias != 0)
+    for (uint32_t k = 0; k < n; k++)
+      to[k] -= bias;
+}
+
+/* profcopy_snapshot's work, under the lock that keeps the watcher
+   (fold.c) away.  */
+
+static struct snapshot *
+snapshot_folded (void)
+{
+  uint32_t n_objects = 0, wraps = 0;
   size_t n_counts = 0, size;
   struct snapshot *s;
   uint64_t *counts;
@@ -665,11 +753,15 @@ profcopy_snapshot (void)
       o->header = h;
       o->n_counts = view_counts (&v);
       o->counts = counts;
-      s->stamp += copy_counts (v.counters, n, counts);
-      s->stamp += copy_counts (v.window, v.n_window, counts + n);
+      s->stamp += copy_counts (v.counters, n, counts,
+			       pcrt_fold_seen (v.counters), &wraps);
+      s->stamp += copy_window (&v, counts, &wraps);
+      unbias_counts (v.counters, n, counts);
+      unbias_counts (v.window, v.n_window, counts + n);
       counts += o->n_counts;
       n_counts -= o->n_counts;
     }
+  pcrt_fold_note_wraps (wraps);
   return s;
 }
 
@@ -753,6 +845,38 @@ note_object (struct dl_phdr_info *info, size_t size, void *data)
   return 0;
 }
 
+/* Register the counters of every object loaded at start-up whose
+   increments leave the carry to the runtime (fold.c), and start the
+   watcher.  */
+
+static void
+watch_folded_objects (void)
+{
+  for (size_t i = 0; i < n_known_objects; i++)
+    {
+      const struct pc_segment_header *h
+	= snap_find_header (known_objects[i].bias, known_objects[i].phdr,
+			    known_objects[i].phnum);
+      struct seg_view v;
+
+      if (h != NULL && (h->flags & PC_SEGMENT_F_FOLDED)
+	  && snap_view (h, known_objects[i].bias, known_objects[i].phdr,
+			known_objects[i].phnum, &v))
+	{
+	  pcrt_fold_add ((volatile struct pc_counter *) v.counters,
+			 h->n_blocks + v.n_edges);
+	  uint32_t k, n = h->n_blocks + v.n_edges;
+	  for (k = 0; k < v.n_window && v.window_blocks[k] < n; k++)
+	    continue;
+	  if (k == v.n_window)
+	    pcrt_fold_add_window ((volatile uint32_t *) v.window, v.n_window,
+				  (volatile struct pc_counter *) v.counters,
+				  v.window_blocks);
+	}
+    }
+  pcrt_fold_start (getenv ("PROFCOPY_TEST_CARRY"));
+}
+
 /* The state of one pass over the loaded objects.  */
 struct pass
 {
@@ -800,7 +924,9 @@ put_record (const struct seg_view *view, uintptr_t bias)
       for (uint32_t k = 0; k < n; k++)
 	put64 (read_count (&view->counters[k]));
       for (uint32_t k = 0; k < view->n_window; k++)
-	put64 (read_count (&view->window[k]));
+	put64 (view->window_stride == 1 ? view->window[k]
+	       : read_count ((const volatile struct pc_counter *)
+			     &view->window[2 * k]));
     }
 }
 
@@ -824,7 +950,7 @@ visit_object (struct dl_phdr_info *info, size_t size, void *data)
     put_record (&view, info->dlpi_addr);
   else
     pass->stamp += (sum_low_words (view.counters, h->n_blocks + view.n_edges)
-		    + sum_low_words (view.window, view.n_window));
+		    + sum_window_low_words (&view));
   pass->n_objects++;
   return 0;
 }
@@ -937,6 +1063,39 @@ write_file (const char *final, const char *temp, pid_t pid, unsigned reason,
   return true;
 }
 
+/* With the carry test on (PROFCOPY_TEST_CARRY=1), append to the file
+   PROFCOPY_TEST_CARRY_REPORT names a line of its figures: "biased N watcher W write X", the counters
+   biased and the wraps of low words the watcher and the snapshots
+   found.  */
+
+static void
+report_carry_test (void)
+{
+  uint32_t biased, watcher_wraps, other_wraps;
+  const char *file = getenv ("PROFCOPY_TEST_CARRY_REPORT");
+  char line[96], num[24];
+  size_t len = 0;
+  int fd;
+
+  if (!pcrt_fold_test_figures (&biased, &watcher_wraps, &other_wraps)
+      || file == NULL)
+    return;
+  append (line, sizeof line, &len, "biased ", 7);
+  append (line, sizeof line, &len, num, format_decimal (num, biased));
+  append (line, sizeof line, &len, " watcher ", 9);
+  append (line, sizeof line, &len, num, format_decimal (num, watcher_wraps));
+  append (line, sizeof line, &len, " write ", 7);
+  append (line, sizeof line, &len, num, format_decimal (num, other_wraps));
+  append (line, sizeof line, &len, "\n", 1);
+  fd = open (file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd >= 0)
+    {
+      if (write (fd, line, len) < 0)
+	report_error (file, "cannot write", errno);
+      close (fd);
+    }
+}
+
 /* The profile's file name and its temporary name.  Static rather than
    on the stack, which may be nearly full when a fatal signal arrives;
    guarded by BUSY.  */
@@ -993,6 +1152,7 @@ pcrt_write_profile (unsigned reason, int signo)
 		    ENAMETOOLONG);
       goto done;
     }
+  report_carry_test ();
   if (write_file (profile_path, temp_path, pid, reason, signo))
     {
       last_pid = pid;
@@ -1052,6 +1212,7 @@ pcrt_init (void)
   struct sigaction sa, old;
 
   dl_iterate_phdr (note_object, NULL);
+  watch_folded_objects ();
   pcrt_fill_probe_slots ();
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = fatal_handler;

@@ -12,7 +12,11 @@
 #ifndef PROFCOPY_RUNTIME_H
 #define PROFCOPY_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "segment.h"
 
 #define PCRT_HIDDEN __attribute__ ((visibility ("hidden")))
 #define PCRT_EXPORT __attribute__ ((visibility ("default")))
@@ -31,5 +35,49 @@ PCRT_HIDDEN void pcrt_fill_probe_slots (void);
 /* LEN bytes of fresh private memory from the mmap2 system call itself
    (no libc, no heap), or NULL.  */
 PCRT_HIDDEN void *pcrt_mmap (size_t len);
+
+/* fold.c: the high words of the counters of objects with
+   PC_SEGMENT_F_FOLDED.  The constructor registers the N counters at
+   COUNTERS of each such object loaded at start-up with pcrt_fold_add,
+   then calls pcrt_fold_start, which starts the watcher thread; TEST
+   "1" (PROFCOPY_TEST_CARRY) turns the carry test on: every registered
+   low word is biased by 2^32 - 16 and the watcher looks every
+   millisecond; TEST "2" is the same test with no watcher, where only
+   the snapshots fold.  */
+PCRT_HIDDEN void pcrt_fold_add (volatile struct pc_counter *counters,
+				uint32_t n);
+/* The same for the N low words of a folded object's window at LOW, the
+   high word of the Ith of which is that of COUNTERS[INDEX[I]] (the
+   counter the block or edge would have outside the window).  */
+PCRT_HIDDEN void pcrt_fold_add_window (volatile uint32_t *low, uint32_t n,
+				       volatile struct pc_counter *counters,
+				       const uint32_t *index);
+PCRT_HIDDEN void pcrt_fold_start (const char *test);
+
+/* Take the lock that keeps the watcher away; pcrt_fold_unlock lets it
+   go on.  No libc call.  */
+PCRT_HIDDEN void pcrt_fold_lock (void);
+PCRT_HIDDEN void pcrt_fold_unlock (void);
+
+/* The low words as the watcher last saw them of the counters whose low
+   words start at LOW (registered with pcrt_fold_add or
+   pcrt_fold_add_window), or NULL: a low word below its value there has
+   wrapped once more than its high word says.  Under the lock.  */
+PCRT_HIDDEN const uint32_t *pcrt_fold_seen (const volatile void *low);
+
+/* Count N wraps found so for the carry test's figures.  */
+PCRT_HIDDEN void pcrt_fold_note_wraps (uint32_t n);
+
+/* What the carry test added to the low words at LOW (registered with
+   pcrt_fold_add or pcrt_fold_add_window), to be taken off their counts;
+   0 without it.  */
+PCRT_HIDDEN uint32_t pcrt_fold_bias (const volatile void *low);
+
+/* With the carry test on, set *BIASED to the number of counters
+   biased, *WATCHER_WRAPS and *OTHER_WRAPS to the wraps of low words
+   that the watcher and pcrt_fold_lock found, and return true.  */
+PCRT_HIDDEN bool pcrt_fold_test_figures (uint32_t *biased,
+					 uint32_t *watcher_wraps,
+					 uint32_t *other_wraps);
 
 #endif /* PROFCOPY_RUNTIME_H */

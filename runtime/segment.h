@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 5
+#define PC_SEGMENT_VERSION 6
 
 struct pc_segment_header
 {
@@ -52,7 +52,9 @@ struct pc_segment_header
      WINDOW_BLOCKS lists (uint32_t, ascending: a block index, or
      N_BLOCKS + k for the derivation's counted edge k); a block or edge
      counted there leaves its own counter at zero, and its count is the
-     sum of the two.  */
+     sum of the two.  With PC_SEGMENT_F_FOLDED the window holds the low
+     words only (uint32_t each), and the runtime carries their wraps
+     into the high word of the block's or edge's own counter.  */
   uint32_t window;
   uint32_t n_window;
   uint32_t window_blocks;
@@ -62,6 +64,10 @@ struct pc_segment_header
 #define PC_SEGMENT_F_MAIN	0x1
 /* Its functions call the probe routines at entry and exit (--calls).  */
 #define PC_SEGMENT_F_CALLS	0x2
+/* Its increments add to the low words of the counters only, with no
+   carry into the high words, which the runtime keeps: it folds every
+   wrap of a low word into its high word (runtime/fold.c).  */
+#define PC_SEGMENT_F_FOLDED	0x4
 
 /* How the counts of the blocks without a counter follow from the
    others (profcopy/derive.c explains why this is exact).  Vertex 2i is
