@@ -157,11 +157,10 @@ usage (FILE *stream, int status)
       --counter-carry=auto|watcher|inline\n\
                                  Who carries a count out of a counter's\n\
                                    low 32 bits: watcher, a thread of the\n\
-                                   runtime that looks every second (one\n\
-                                   instruction fewer per count; the objects\n\
-                                   must be loaded at start-up); inline, the\n\
-                                   increment itself; auto (the default) is\n\
-                                   watcher with --whole-program\n\
+                                   runtime (one instruction fewer per count;\n\
+                                   the objects must be loaded at start-up);\n\
+                                   inline, the increment itself; auto (the\n\
+                                   default) is watcher with --whole-program\n\
       --use-profile=PROFILE      Place the counters by the block counts of\n\
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
