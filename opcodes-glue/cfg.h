@@ -178,19 +178,31 @@ struct cfg_edge
    what is live where the calls of IN return, what is live after the
    returns of the functions whose jumps are in IN, the result registers
    v0 and v1, and the registers a call preserves (s0-s7, fp, sp, gp).
-   The N_TABLES edges TABLES are the jumps through switch tables: an
-   indirect jump all of whose targets they list, inside its function,
-   gets BLOCK_F_TABLE and only its targets' registers live after it
-   (not all of them).  The N_TAILS edges TAILS go from blocks that end
-   in a jump through t9 (a tail call) to the entry blocks of the
-   functions they enter: such a block gets BLOCK_F_TAIL_CALL and what
-   is live at that entry live after it (not everything).  False on
-   allocation failure.  */
+   The N_TABLES edges TABLES are the jumps through switch tables: a
+   jump that cfg_mark_jumps marked BLOCK_F_TABLE has only its targets'
+   registers live after it (not all of them).  The N_TAILS edges TAILS
+   go from blocks that end in a jump through t9 (a tail call) to the
+   entry blocks of the functions they enter: one marked
+   BLOCK_F_TAIL_CALL has what is live at that entry live after it (not
+   everything).  cfg_mark_jumps must have marked them with the same
+   edges.  It writes the blocks' live sets and the functions' may_write
+   and ret_live, nothing else of CFG.  False on allocation failure.  */
 bool cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
 			  const unsigned char *narrow,
 			  const struct cfg_entrant *in, size_t n_in,
 			  const struct cfg_edge *tables, size_t n_tables,
 			  const struct cfg_edge *tails, size_t n_tails);
+
+/* Mark BLOCK_F_TABLE the blocks of CFG whose indirect jumps the
+   N_TABLES switch-table edges TABLES all lead to blocks of the same
+   function, and BLOCK_F_TAIL_CALL the origins of the N_TAILS edges
+   TAILS that end in an indirect jump of no such table (a tail call
+   through t9 into the entry of a function of the object), for
+   cfg_liveness_narrow and the users of these flags.  False on
+   allocation failure.  */
+bool cfg_mark_jumps (struct cfg *cfg, const struct cfg_edge *tables,
+		     size_t n_tables, const struct cfg_edge *tails,
+		     size_t n_tails);
 
 /* The registers that may be read once control is at ADDR, inside block
    B, before the instruction there runs (ADDR at most the address of

@@ -659,36 +659,57 @@ edge_cmp (const void *x, const void *y)
   return a->to < b->to ? -1 : a->to > b->to;
 }
 
-/* Sort the N switch-table edges E by origin, fill TABLE_FROM (per block
-   of CFG, and one past) with where each block's edges start, and mark
-   BLOCK_F_TABLE the indirect jumps whose targets all lie inside their
-   function.  */
+/* Sort the N switch-table edges E by origin and fill TABLE_FROM (per
+   block of CFG, and one past) with where each block's edges start.  */
 
 static void
-mark_tables (struct cfg *cfg, struct cfg_edge *e, size_t n,
-	     size_t *table_from)
+index_tables (const struct cfg *cfg, struct cfg_edge *e, size_t n,
+	      size_t *table_from)
 {
   size_t k = 0;
 
   qsort (e, n, sizeof *e, edge_cmp);
   for (size_t i = 0; i <= cfg->n_blocks; i++)
     {
-      bool inside = true;
-      size_t first;
-
       while (k < n && e[k].from < i)
 	k++;
-      first = k;
       table_from[i] = k;
-      if (i == cfg->n_blocks)
-	break;
-      cfg->blocks[i].flags &= ~(unsigned) BLOCK_F_TABLE;
-      for (size_t m = k; m < n && e[m].from == i; m++)
+    }
+}
+
+bool
+cfg_mark_jumps (struct cfg *cfg, const struct cfg_edge *tables,
+		size_t n_tables, const struct cfg_edge *tails, size_t n_tails)
+{
+  struct cfg_edge *e = malloc ((n_tables + 1) * sizeof *e);
+  size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
+
+  if (e == NULL || table_from == NULL)
+    {
+      free (e);
+      free (table_from);
+      return false;
+    }
+  memcpy (e, tables, n_tables * sizeof *tables);
+  index_tables (cfg, e, n_tables, table_from);
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      bool inside = true;
+      size_t first = table_from[i], last = table_from[i + 1];
+
+      cfg->blocks[i].flags &= ~(unsigned) (BLOCK_F_TABLE | BLOCK_F_TAIL_CALL);
+      for (size_t m = first; m < last; m++)
 	inside &= cfg->blocks[e[m].to].func == cfg->blocks[i].func;
-      if (inside && first < n && e[first].from == i
-	  && (cfg->blocks[i].flags & BLOCK_F_INDIRECT))
+      if (inside && first < last && (cfg->blocks[i].flags & BLOCK_F_INDIRECT))
 	cfg->blocks[i].flags |= BLOCK_F_TABLE;
     }
+  for (size_t k = 0; k < n_tails; k++)
+    if ((cfg->blocks[tails[k].from].flags
+	 & (BLOCK_F_INDIRECT | BLOCK_F_TABLE)) == BLOCK_F_INDIRECT)
+      cfg->blocks[tails[k].from].flags |= BLOCK_F_TAIL_CALL;
+  free (e);
+  free (table_from);
+  return true;
 }
 
 /* Dependencies between functions in compressed rows: the functions
@@ -898,7 +919,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
       || !set_may_write (code, cfg, bw))
     goto done;
   memcpy (edges, tables, n_tables * sizeof *tables);
-  mark_tables (cfg, edges, n_tables, table_from);
+  index_tables (cfg, edges, n_tables, table_from);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     whole[f] = whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
 			       seen, stack);
@@ -925,12 +946,6 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
       cfg->funcs[f].ret_live
 	= (narrow[f] ? LIVE_AFTER_CALL : LIVE_ALL) & ~own[f];
     }
-  for (size_t i = 0; i < cfg->n_blocks; i++)
-    cfg->blocks[i].flags &= ~(unsigned) BLOCK_F_TAIL_CALL;
-  for (size_t k = 0; k < n_tails; k++)
-    if ((cfg->blocks[tails[k].from].flags
-	 & (BLOCK_F_INDIRECT | BLOCK_F_TABLE)) == BLOCK_F_INDIRECT)
-      cfg->blocks[tails[k].from].flags |= BLOCK_F_TAIL_CALL;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       block_transfer (code, cfg, &cfg->blocks[i], cfg->blocks[i].start,

@@ -1183,17 +1183,54 @@ find_tail_calls (const struct analysis *a, const uint32_t *got_entry,
   return true;
 }
 
+/* The liveness that emit_narrow_liveness leaves to a thread, with what
+   it reads.  */
+struct liveness_job
+{
+  struct analysis *a;
+  unsigned char *narrow;
+  struct cfg_entrant *in;
+  size_t n_in;
+  struct cfg_edge *tables, *tails;
+  size_t n_tables, n_tails;
+  pthread_t thread;
+  bool threaded;
+  bool ok;
+};
+
+static void *
+run_liveness (void *arg)
+{
+  struct liveness_job *j = arg;
+
+  j->ok = cfg_liveness_narrow (&j->a->code, &j->a->cfg, j->narrow, j->in,
+			       j->n_in, j->tables, j->n_tables, j->tails,
+			       j->n_tails);
+  return NULL;
+}
+
+static void
+liveness_job_free (struct liveness_job *j)
+{
+  free (j->narrow);
+  free (j->in);
+  free (j->tables);
+  free (j->tails);
+  free (j);
+}
+
 bool
 emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
 {
   struct narrowing n;
-  struct cfg_edge *tables = NULL, *tails = NULL;
-  size_t n_tables = 0, n_tails = 0, n_blocks = a->cfg.n_blocks;
+  struct liveness_job *job = calloc (1, sizeof *job);
+  size_t n_blocks = a->cfg.n_blocks;
   uint32_t *got_entry;
   bool ok;
 
   memset (&n, 0, sizeof n);
   n.a = a;
+  sites->liveness = NULL;
   sites->into = calloc (n_blocks + 1, sizeof *sites->into);
   sites->enters = calloc (n_blocks + 1, sizeof *sites->enters);
   n.narrow = calloc (a->cfg.n_funcs + 1, 1);
@@ -1204,21 +1241,36 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
     memset (n.dirty, -1, a->cfg.n_funcs + 1);
   n.got_entry = got_entry = got_entries (a);
   ok = regflow_init (&n.rf, &a->code);
-  ok = ok && sites->into != NULL && sites->enters != NULL && n.narrow != NULL
-       && n.escaped != NULL && n.inexact != NULL && n.dirty != NULL
-       && got_entry != NULL && analysis_table_edges (a, &tables, &n_tables)
-       && mark_padding (a, tables, n_tables) && find_narrowable (&n)
-       && find_tail_calls (a, got_entry, &tails, &n_tails)
-       && cfg_liveness_narrow (&a->code, &a->cfg, n.narrow, n.in, n.n_in,
-			       tables, n_tables, tails, n_tails);
-  free (tables);
-  free (tails);
+  ok = ok && job != NULL && sites->into != NULL && sites->enters != NULL
+       && n.narrow != NULL && n.escaped != NULL && n.inexact != NULL
+       && n.dirty != NULL && got_entry != NULL
+       && analysis_table_edges (a, &job->tables, &job->n_tables)
+       && mark_padding (a, job->tables, job->n_tables) && find_narrowable (&n)
+       && find_tail_calls (a, got_entry, &job->tails, &job->n_tails)
+       && cfg_mark_jumps (&a->cfg, job->tables, job->n_tables, job->tails,
+			  job->n_tails);
   if (ok)
     {
+      /* What the calls enter needs no live sets: the caller may go on
+	 while a thread computes them.  */
       closed_calls (&n, sites->into);
       for (size_t k = 0; k < n.n_in; k++)
 	sites->enters[n.in[k].block] = 1 + n.in[k].func;
+      job->a = a;
+      job->narrow = n.narrow;
+      job->in = n.in;
+      job->n_in = n.n_in;
+      n.narrow = NULL;
+      n.in = NULL;
+      job->threaded = pthread_create (&job->thread, NULL, run_liveness,
+				      job) == 0;
+      if (!job->threaded)
+	run_liveness (job);
+      sites->liveness = job;
+      job = NULL;
     }
+  if (job != NULL)
+    liveness_job_free (job);
   free (n.narrow);
   free (n.escaped);
   free (n.inexact);
@@ -1229,9 +1281,26 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
   return ok;
 }
 
+bool
+call_sites_wait (struct call_sites *sites)
+{
+  struct liveness_job *j = sites->liveness;
+  bool ok;
+
+  if (j == NULL)
+    return true;
+  if (j->threaded)
+    pthread_join (j->thread, NULL);
+  ok = j->ok;
+  liveness_job_free (j);
+  sites->liveness = NULL;
+  return ok;
+}
+
 void
 call_sites_free (struct call_sites *sites)
 {
+  call_sites_wait (sites);
   free (sites->into);
   free (sites->enters);
   sites->into = sites->enters = NULL;
@@ -3683,7 +3752,7 @@ plan_branch_edges (struct emitter *e, size_t i)
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 	   bool calls, bool single, bool folded,
-	   const struct call_sites *sites,
+	   struct call_sites *sites,
 	   const struct prof_object *const *used, size_t n_used,
 	   char **errmsg)
 {
@@ -3786,6 +3855,14 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     e->counts = profile_block_counts (a, used, n_used, &e->n_profiled);
   if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
       || (!all_blocks && n_used > 0 && e->counts == NULL))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      goto nomem;
+    }
+  /* The counters' registers need the live sets.  */
+  if (!call_sites_wait (sites))
     {
       free (cold);
       free (cost);

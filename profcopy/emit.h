@@ -249,15 +249,25 @@ struct call_sites
   uint32_t *enters;		/* 1 + the function that the block's call or
 				   jump enters (a direct one, or an indirect
 				   one whose target is known).  */
+  struct liveness_job *liveness; /* The liveness still being computed
+				   in a thread of its own, or NULL.  */
 };
 
 /* Compute the liveness of A (cfg_liveness_narrow), with fewer registers
    live after the returns of the functions that only this object's
    direct calls and jumps enter, so that the counting code finds more
    dead registers.  Fill *SITES (to be freed with call_sites_free).
-   False when out of memory.  */
+   The liveness itself is computed by a thread of its own, while the
+   caller goes on with what needs no live sets (emit_plan until it
+   places the counters); call_sites_wait waits for it.  False when out
+   of memory.  */
 bool emit_narrow_liveness (struct analysis *a, struct call_sites *sites);
 
+/* Wait for the liveness that emit_narrow_liveness started; false if it
+   ran out of memory.  */
+bool call_sites_wait (struct call_sites *sites);
+
+/* Wait for the liveness if needed, and free SITES' arrays.  */
 void call_sites_free (struct call_sites *sites);
 
 /* Prepare E for the analysis A: the gp state of every word, the count
@@ -270,7 +280,7 @@ void call_sites_free (struct call_sites *sites);
    False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 		bool calls, bool single, bool folded,
-		const struct call_sites *sites,
+		struct call_sites *sites,
 		const struct prof_object *const *used, size_t n_used,
 		char **errmsg);
 
