@@ -67,6 +67,8 @@
 
 #define WATCHER_STACK 16384
 
+#define LOOK_CPU_NS 1500000000ll
+
 /* N counters: the low word of counter I at LOW[I * STRIDE], its high
    word that of HIGH[INDEX[I]] (HIGH[I] without INDEX).  */
 struct fold_array
@@ -95,9 +97,10 @@ static uint32_t n_biased;
 
 /* The watcher's sleep between two wakes, in nanoseconds, and the
    processor time of the process, in all its threads, after which it
-   looks again (the carry test looks at every wake).  */
+   looks again (LOOK_CPU_NS; a millisecond of each in the carry
+   test).  */
 static long interval_ns = 1000000000;
-#define LOOK_CPU_NS 1500000000ll
+static long long look_cpu_ns = LOOK_CPU_NS;
 
 /* The watcher's stack (a fork child reuses its copy of it).  */
 static char *watcher_stack;
@@ -226,7 +229,7 @@ watcher (void)
 	for (;;)
 	  raw_syscall (__NR_exit, 0, 0, 0, 0);
       now = process_cpu_ns ();
-      if ((test_bias || now - last >= LOOK_CPU_NS) && try_lock ())
+      if (now - last >= look_cpu_ns && try_lock ())
 	{
 	  fold_all (&wraps_watcher);
 	  __atomic_store_n (&lock_word, 0, __ATOMIC_RELEASE);
@@ -402,7 +405,7 @@ pcrt_fold_start (const char *test)
   test_bias = (test != NULL && (test[0] == '1' || test[0] == '2')
 	       && test[1] == '\0');
   if (test_bias)
-    interval_ns = 1000000;
+    interval_ns = look_cpu_ns = 1000000;
   for (size_t a = 0; a < n_arrays; a++)
     {
       arrays[a].seen = (uint32_t *) seen;

@@ -41,9 +41,9 @@ PCRT_HIDDEN void *pcrt_mmap (size_t len);
    COUNTERS of each such object loaded at start-up with pcrt_fold_add,
    then calls pcrt_fold_start, which starts the watcher thread; TEST
    "1" (PROFCOPY_TEST_CARRY) turns the carry test on: every registered
-   low word is biased by 2^32 - 16 and the watcher looks every
-   millisecond; TEST "2" is the same test with no watcher, where only
-   the snapshots fold.  */
+   low word is biased by 2^32 - 16 and the watcher looks after every
+   millisecond of processor time; TEST "2" is the same test with no
+   watcher, where only the snapshots fold.  */
 PCRT_HIDDEN void pcrt_fold_add (volatile struct pc_counter *counters,
 				uint32_t n);
 /* The same for the N low words of a folded object's window at LOW, the
