@@ -161,6 +161,8 @@ usage (FILE *stream, int status)
                                    the objects must be loaded at start-up);\n\
                                    inline, the increment itself; auto (the\n\
                                    default) is watcher with --whole-program\n\
+                                   or for a program, inline for a shared\n\
+                                   object alone\n\
       --use-profile=PROFILE      Place the counters by the block counts of\n\
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
@@ -283,14 +285,21 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.all_blocks = opts->all_blocks;
   ropts.calls = opts->calls;
   ropts.single_update = opts->update == UPDATE_SINGLE;
+  /* A program is loaded at start-up, where the watcher sees it; a
+     shared object rewritten alone may be loaded later, by dlopen.  */
   ropts.folded = opts->carry == CARRY_WATCHER
-		 || (opts->carry == CARRY_AUTO && opts->whole_program);
+		 || (opts->carry == CARRY_AUTO
+		     && (opts->whole_program || main_program));
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
   ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
   if (opts->verbose)
     fprintf (stderr, "%s: %s -> %s\n", program_name, in, out);
+  if (opts->verbose && !opts->whole_program)
+    fprintf (stderr, "%s: %s: %s\n", program_name, in,
+	     ropts.folded ? "low words carried by the runtime's watcher thread"
+	     : "every increment carries out of its counter's low word");
   if (!rewrite_object (in, out, &ropts, &err))
     {
       file_error (in, "%s", err != NULL ? err : "cannot rewrite");
