@@ -681,34 +681,26 @@ bool
 cfg_mark_jumps (struct cfg *cfg, const struct cfg_edge *tables,
 		size_t n_tables, const struct cfg_edge *tails, size_t n_tails)
 {
-  struct cfg_edge *e = malloc ((n_tables + 1) * sizeof *e);
-  size_t *table_from = malloc ((cfg->n_blocks + 2) * sizeof *table_from);
+  /* Per block: 1, it has table edges; 2, one leaves its function.  */
+  unsigned char *edges = calloc (cfg->n_blocks + 1, 1);
 
-  if (e == NULL || table_from == NULL)
-    {
-      free (e);
-      free (table_from);
-      return false;
-    }
-  memcpy (e, tables, n_tables * sizeof *tables);
-  index_tables (cfg, e, n_tables, table_from);
+  if (edges == NULL)
+    return false;
+  for (size_t k = 0; k < n_tables; k++)
+    edges[tables[k].from]
+      |= 1 | (cfg->blocks[tables[k].to].func
+	      != cfg->blocks[tables[k].from].func ? 2 : 0);
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
-      bool inside = true;
-      size_t first = table_from[i], last = table_from[i + 1];
-
       cfg->blocks[i].flags &= ~(unsigned) (BLOCK_F_TABLE | BLOCK_F_TAIL_CALL);
-      for (size_t m = first; m < last; m++)
-	inside &= cfg->blocks[e[m].to].func == cfg->blocks[i].func;
-      if (inside && first < last && (cfg->blocks[i].flags & BLOCK_F_INDIRECT))
+      if (edges[i] == 1 && (cfg->blocks[i].flags & BLOCK_F_INDIRECT))
 	cfg->blocks[i].flags |= BLOCK_F_TABLE;
     }
   for (size_t k = 0; k < n_tails; k++)
     if ((cfg->blocks[tails[k].from].flags
 	 & (BLOCK_F_INDIRECT | BLOCK_F_TABLE)) == BLOCK_F_INDIRECT)
       cfg->blocks[tails[k].from].flags |= BLOCK_F_TAIL_CALL;
-  free (e);
-  free (table_from);
+  free (edges);
   return true;
 }
 

@@ -2854,6 +2854,19 @@ snippet_words (const struct emitter *e, const struct snippet *p)
   return n;
 }
 
+/* Words of a single-thread increment planned in SN that leaves by its
+   own branch (put_llsc's SKIP_TO) after one instruction of the
+   program's: that instruction, the increment, and past snippet_words
+   the branch out (folded; the store is in its slot), or the jump to
+   the carry path and the jump back with their slots (4 words; the
+   carry test is the branch out).  */
+
+static uint32_t
+leaving_words (const struct emitter *e, const struct snippet *sn)
+{
+  return 1 + snippet_words (e, sn) + (e->folded ? 1 : 4);
+}
+
 /* Words of the way out of the loop planned in P for E (put_loop_exit):
    the way to the counter, the difference, the addition and the carry
    into the high word.  */
@@ -4188,7 +4201,7 @@ layout_pass (struct emitter *e)
 	      if (at != b->start)
 		e->map[w] = pc;
 	      e->map[w + 1] = pc;
-	      pc += 4 * (1 + snippet_words (e, &p->s) + (e->folded ? 1 : 4));
+	      pc += 4 * leaving_words (e, &p->s);
 	      island_add (&isl, pc);
 	      e->insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
 	      break;
@@ -4273,10 +4286,8 @@ layout_pass (struct emitter *e)
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
 	  if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
 	    {
-	      /* The fill, the increment and its 4 words of way out (1
-		 when folded).  */
-	      pc += 4 * (1 + snippet_words (e, &p->taken_s)
-			 + (e->folded ? 1 : 4));
+	      /* The fill, the increment and its way out.  */
+	      pc += 4 * leaving_words (e, &p->taken_s);
 	      island_add (&isl, pc);
 	    }
 	  else
@@ -5037,36 +5048,29 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   retry = c->pc;
   put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
   put (c, addu (r2, r2, d));
-  if (e->folded)
-    {
-      put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
-      if (!e->single && branch_offset (c, c->pc, retry, &off))
-	{
-	  put (c, itype (OP_BEQ, r2, 0, off));
-	  put (c, 0);
-	}
-      goto unspill;
-    }
-  put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
+  if (!e->folded)
+    put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
   put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
   if (!e->single && branch_offset (c, c->pc, retry, &off))
     {
       put (c, itype (OP_BEQ, r2, 0, off));
       put (c, 0);
     }
-  /* The high word through r1 + 4 (LO + 4 may not fit 16 bits).  */
-  put (c, itype (OP_BEQ, carry, 0, e->single ? 4 : 6));
-  put (c, itype (OP_ADDIU, r1, r1, 4));
-  high = c->pc;
-  put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
-  put (c, itype (OP_ADDIU, r2, r2, 1));
-  put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
-  if (!e->single && branch_offset (c, c->pc, high, &off))
+  if (!e->folded)
     {
-      put (c, itype (OP_BEQ, r2, 0, off));
-      put (c, 0);
+      /* The high word through r1 + 4 (LO + 4 may not fit 16 bits).  */
+      put (c, itype (OP_BEQ, carry, 0, e->single ? 4 : 6));
+      put (c, itype (OP_ADDIU, r1, r1, 4));
+      high = c->pc;
+      put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
+      put (c, itype (OP_ADDIU, r2, r2, 1));
+      put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));
+      if (!e->single && branch_offset (c, c->pc, high, &off))
+	{
+	  put (c, itype (OP_BEQ, r2, 0, off));
+	  put (c, 0);
+	}
     }
- unspill:
   put_unspill (c, sn, 0);
   if (p->iv_stack)
     put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));

@@ -271,6 +271,29 @@ list_needed (const struct options *opts, const char *file, bool big_endian)
   return status;
 }
 
+/* Whether OPTS have the runtime's watcher carry the counters' low
+   words of an object (a program if MAIN_PROGRAM): a program is loaded
+   at start-up, where the watcher sees it, as is every object of
+   --whole-program; a shared object rewritten alone may be loaded later,
+   by dlopen.  */
+
+static bool
+folded_carry (const struct options *opts, bool main_program)
+{
+  return opts->carry == CARRY_WATCHER
+	 || (opts->carry == CARRY_AUTO
+	     && (opts->whole_program || main_program));
+}
+
+/* What -v says of FOLDED.  */
+
+static const char *
+carry_said (bool folded)
+{
+  return folded ? "low words carried by the runtime's watcher thread"
+	 : "every increment carries out of its counter's low word";
+}
+
 /* Rewrite IN to OUT.  MAIN_PROGRAM: add the runtime and $ORIGIN to its
    dynamic section.  Return the exit status it earns.  */
 
@@ -285,11 +308,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.all_blocks = opts->all_blocks;
   ropts.calls = opts->calls;
   ropts.single_update = opts->update == UPDATE_SINGLE;
-  /* A program is loaded at start-up, where the watcher sees it; a
-     shared object rewritten alone may be loaded later, by dlopen.  */
-  ropts.folded = opts->carry == CARRY_WATCHER
-		 || (opts->carry == CARRY_AUTO
-		     && (opts->whole_program || main_program));
+  ropts.folded = folded_carry (opts, main_program);
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
@@ -298,8 +317,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
     fprintf (stderr, "%s: %s -> %s\n", program_name, in, out);
   if (opts->verbose && !opts->whole_program)
     fprintf (stderr, "%s: %s: %s\n", program_name, in,
-	     ropts.folded ? "low words carried by the runtime's watcher thread"
-	     : "every increment carries out of its counter's low word");
+	     carry_said (ropts.folded));
   if (!rewrite_object (in, out, &ropts, &err))
     {
       file_error (in, "%s", err != NULL ? err : "cannot rewrite");
@@ -654,9 +672,7 @@ whole_program (const struct options *opts, const char *exe)
     }
   if (opts->verbose)
     fprintf (stderr, "%s: %s\n", program_name,
-	     opts->carry == CARRY_INLINE
-	     ? "every increment carries out of its counter's low word"
-	     : "low words carried by the runtime's watcher thread");
+	     carry_said (folded_carry (opts, true)));
 
   jobs = calloc (closure.n_libs + 1, sizeof *jobs);
   if (jobs == NULL)

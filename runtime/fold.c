@@ -116,32 +116,6 @@ static int stop_word;
 /* The carry test without a watcher (PROFCOPY_TEST_CARRY=2).  */
 static bool no_watcher;
 
-/* System call N with arguments A to D, without libc (o32: the number
-   in v0, the arguments in a0..a3; a3 nonzero on error).  Return the
-   result, or -errno.  */
-
-static long
-raw_syscall (long n, long a, long b, long c, long d)
-{
-#if defined __mips__ && _MIPS_SIM == _ABIO32
-  register long v0 __asm__ ("$2") = n;
-  register long a0 __asm__ ("$4") = a;
-  register long a1 __asm__ ("$5") = b;
-  register long a2 __asm__ ("$6") = c;
-  register long a3 __asm__ ("$7") = d;
-
-  __asm__ volatile ("syscall"
-		    : "+r" (v0), "+r" (a3)
-		    : "r" (a0), "r" (a1), "r" (a2)
-		    : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13",
-		      "$14", "$15", "$24", "$25", "hi", "lo", "memory");
-  return a3 != 0 ? -v0 : v0;
-#else
-  long r = syscall (n, a, b, c, d);
-  return r;
-#endif
-}
-
 /* o32's struct timespec of nanosleep and futex.  */
 struct raw_timespec
 {
@@ -155,7 +129,7 @@ raw_sleep (long ns)
 {
   struct raw_timespec ts = { ns / 1000000000, ns % 1000000000 };
 
-  raw_syscall (__NR_nanosleep, (long) &ts, 0, 0, 0);
+  RAW_SYSCALL4 (__NR_nanosleep, (long) &ts, 0, 0, 0);
 }
 
 /* Wait while *WORD is VALUE, NS nanoseconds at most (forever if NS is
@@ -167,8 +141,27 @@ futex_wait (int *word, int value, long ns)
 {
   struct raw_timespec ts = { ns / 1000000000, ns % 1000000000 };
 
-  raw_syscall (__NR_futex, (long) word, FUTEX_WAIT, value,
+  RAW_SYSCALL4 (__NR_futex, (long) word, FUTEX_WAIT, value,
 	       ns < 0 ? 0 : (long) &ts);
+}
+
+/* The counter whose high word is that of counter I of F.  */
+
+static inline volatile struct pc_counter *
+high_of (const struct fold_array *f, uint32_t i)
+{
+  return &f->high[f->index != NULL ? f->index[i] : i];
+}
+
+/* The registered array whose low words start at LOW, or NULL.  */
+
+static const struct fold_array *
+find_array (const volatile void *low)
+{
+  for (size_t a = 0; a < n_arrays; a++)
+    if ((const volatile void *) arrays[a].low == low)
+      return &arrays[a];
+  return NULL;
 }
 
 static bool
@@ -194,7 +187,7 @@ fold_all (uint32_t *wraps)
 	  {
 	    if (*low < seen[i])
 	      {
-		f->high[f->index != NULL ? f->index[i] : i].high++;
+		high_of (f, i)->high++;
 		++*wraps;
 	      }
 	    seen[i] = *low;
@@ -209,7 +202,7 @@ process_cpu_ns (void)
 {
   struct raw_timespec ts = { 0, 0 };
 
-  raw_syscall (__NR_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, (long) &ts, 0,
+  RAW_SYSCALL4 (__NR_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, (long) &ts, 0,
 	       0);
   return ts.sec * 1000000000ll + ts.nsec;
 }
@@ -227,7 +220,7 @@ watcher (void)
       futex_wait (&stop_word, 0, interval_ns);
       if (__atomic_load_n (&stop_word, __ATOMIC_ACQUIRE) != 0)
 	for (;;)
-	  raw_syscall (__NR_exit, 0, 0, 0, 0);
+	  RAW_SYSCALL4 (__NR_exit, 0, 0, 0, 0);
       now = process_cpu_ns ();
       if (now - last >= look_cpu_ns && try_lock ())
 	{
@@ -304,11 +297,11 @@ start_watcher (void)
   __atomic_store_n (&stop_word, 0, __ATOMIC_RELAXED);
   for (size_t i = 0; i < 4; i++)
     all[i] = ~0ul;
-  if (raw_syscall (__NR_rt_sigprocmask, SIG_SETMASK, (long) all, (long) old,
+  if (RAW_SYSCALL4 (__NR_rt_sigprocmask, SIG_SETMASK, (long) all, (long) old,
 		   sizeof all) < 0)
     return;
   raw_thread (watcher_stack + WATCHER_STACK - 32, watcher);
-  raw_syscall (__NR_rt_sigprocmask, SIG_SETMASK, (long) old, 0, sizeof old);
+  RAW_SYSCALL4 (__NR_rt_sigprocmask, SIG_SETMASK, (long) old, 0, sizeof old);
 }
 
 /* End the watcher, if it runs, and wait until it has.  */
@@ -321,7 +314,7 @@ stop_watcher (void)
   if (__atomic_load_n (&watcher_tid, __ATOMIC_ACQUIRE) == 0)
     return;
   __atomic_store_n (&stop_word, 1, __ATOMIC_RELEASE);
-  raw_syscall (__NR_futex, (long) &stop_word, FUTEX_WAKE, 1, 0);
+  RAW_SYSCALL4 (__NR_futex, (long) &stop_word, FUTEX_WAKE, 1, 0);
   while ((tid = __atomic_load_n (&watcher_tid, __ATOMIC_ACQUIRE)) != 0)
     futex_wait (&watcher_tid, tid, -1);
 }
@@ -416,7 +409,7 @@ pcrt_fold_start (const char *test)
 	  uint32_t low = __atomic_add_fetch (&f->low[i * f->stride], TEST_BIAS,
 					     __ATOMIC_RELAXED);
 	  if (low < TEST_BIAS)
-	    f->high[f->index != NULL ? f->index[i] : i].high++;
+	    high_of (f, i)->high++;
 	  arrays[a].seen[i] = low;
 	  n_biased++;
 	}
@@ -443,10 +436,9 @@ pcrt_fold_lock (void)
 const uint32_t *
 pcrt_fold_seen (const volatile void *low)
 {
-  for (size_t a = 0; a < n_arrays; a++)
-    if ((const volatile void *) arrays[a].low == low)
-      return arrays[a].seen;
-  return NULL;
+  const struct fold_array *f = find_array (low);
+
+  return f != NULL ? f->seen : NULL;
 }
 
 void
@@ -464,11 +456,7 @@ pcrt_fold_unlock (void)
 uint32_t
 pcrt_fold_bias (const volatile void *low)
 {
-  if (test_bias)
-    for (size_t a = 0; a < n_arrays; a++)
-      if ((const volatile void *) arrays[a].low == low)
-	return TEST_BIAS;
-  return 0;
+  return test_bias && find_array (low) != NULL ? TEST_BIAS : 0;
 }
 
 bool

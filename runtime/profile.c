@@ -392,20 +392,7 @@ pcrt_mmap (size_t len)
 static void
 raw_munmap (void *p, size_t len)
 {
-#if defined __mips__ && _MIPS_SIM == _ABIO32
-  register long v0 __asm__ ("$2") = __NR_munmap;
-  register long a0 __asm__ ("$4") = (long) p;
-  register long a1 __asm__ ("$5") = (long) len;
-  register long a3 __asm__ ("$7");
-
-  __asm__ volatile ("syscall"
-		    : "+r" (v0), "=r" (a3)
-		    : "r" (a0), "r" (a1)
-		    : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13",
-		      "$14", "$15", "$24", "$25", "hi", "lo", "memory");
-#else
-  munmap (p, len);
-#endif
+  RAW_SYSCALL4 (__NR_munmap, p, len, 0, 0);
 }
 
 /* If the LEN bytes at link-time address ADDR lie inside one PT_LOAD of

@@ -105,48 +105,6 @@ static struct
 static char trace_path[PATH_MAX];
 static char exe_path[PATH_MAX];
 
-/* Raw system calls (o32: number in v0, arguments in a0..a3, a3 nonzero
-   on error with the error number in v0).  The kernel may write at, v1,
-   t0-t9, HI and LO.  The number is loaded inside the asm, next to the
-   syscall instruction, for the kernel's system call restart.  */
-
-#if defined __mips__ && _MIPS_SIM == _ABIO32
-
-#define SYSCALL_CLOBBERS \
-  "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", \
-  "$24", "$25", "hi", "lo", "memory"
-
-#define RAW_SYSCALL4(nr, x0, x1, x2, x3)				\
-  ({									\
-    register long v0_ __asm__ ("$2");					\
-    register long a0_ __asm__ ("$4") = (long) (x0);			\
-    register long a1_ __asm__ ("$5") = (long) (x1);			\
-    register long a2_ __asm__ ("$6") = (long) (x2);			\
-    register long a3_ __asm__ ("$7") = (long) (x3);			\
-    __asm__ volatile (".set push\n\t.set noreorder\n\t"		\
-		      "li $2,%2\n\t"					\
-		      "syscall\n\t"					\
-		      ".set pop"					\
-		      : "=r" (v0_), "+r" (a3_)				\
-		      : "i" (nr), "r" (a0_), "r" (a1_), "r" (a2_)	\
-		      : SYSCALL_CLOBBERS);				\
-    a3_ != 0 ? -v0_ : v0_;						\
-  })
-
-#else
-
-#define RAW_SYSCALL4(nr, x0, x1, x2, x3)				\
-  ({									\
-    int saved_ = errno;							\
-    long r_ = syscall ((nr), (x0), (x1), (x2), (x3));			\
-    if (r_ == -1)							\
-      r_ = -errno;							\
-    errno = saved_;							\
-    r_;									\
-  })
-
-#endif
-
 /* The CLOCK_MONOTONIC time in nanoseconds.  The o32 clock_gettime
    system call takes the 32-bit timespec.  */
 
