@@ -12,9 +12,11 @@
    exit to another's entry, and everything the rewriter cannot see --
    calls and returns, other indirect jumps, the unwinder, signals, a
    system call that may not return -- is an edge to or from one vertex,
-   the outside.  At any moment when every thread sits at a call (as
-   when the profile is written, from exit, exec or fork), the flow into
-   each vertex equals the flow out of it.
+   the outside; but a call that surely comes back (returns.c) is an edge
+   from its block to its return point, as if it fell through.  At any
+   moment when every thread sits at a call (as when the profile is
+   written, from exit, exec or fork), the flow into each vertex equals
+   the flow out of it.
 
    Let U be the edges whose flow is not counted.  A block's count
    follows from the counted ones exactly when its through edge lies on
@@ -113,7 +115,8 @@ table_edge (const struct analysis *a, const struct reloc_entry *r)
 }
 
 /* Set OUTSIDE_IN[i] for every block that control may enter other than
-   by a direct branch or falling in: function entries, return points,
+   by a direct branch or falling in: function entries, return points
+   (but those of the calls that BACK says come back),
    code addresses of the relocation table (but the cases of switch
    tables whose jumps are edges, table_edge), landing pads, symbols,
    starts of sections and of runs after data; not the entries that
@@ -121,7 +124,7 @@ table_edge (const struct analysis *a, const struct reloc_entry *r)
 
 static void
 mark_outside_entries (const struct analysis *a, const uint8_t *closed,
-		      uint8_t *outside_in)
+		      const uint8_t *back, uint8_t *outside_in)
 {
   const struct cfg *cfg = &a->cfg;
   long k;
@@ -147,8 +150,8 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
       const struct block *prev = i > 0 ? b - 1 : NULL;
 
       if (prev == NULL || prev->end != b->start
-	  || (prev->flags & (BLOCK_F_CALL | BLOCK_F_INVALID
-			     | BLOCK_F_SLOT_ENTRY))
+	  || ((prev->flags & BLOCK_F_CALL) && !back[i - 1])
+	  || (prev->flags & (BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
 	  || (b->flags & (BLOCK_F_SLOT_ENTRY | BLOCK_F_INVALID)))
 	outside_in[i] = 1;
       else
@@ -162,14 +165,15 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
 }
 
 /* Set OUTSIDE_IN[i] for every block that no direct branch, no fall, no
-   call of INTO and no switch-table jump that is an edge reaches:
+   call of INTO, no return of a call that BACK says comes back and no
+   switch-table jump that is an edge reaches:
    whatever runs it comes from outside (a function that no symbol or
    table names, run through a code pointer that the run-time translation
    catches).  */
 
 static void
 mark_unreached (const struct analysis *a, const uint32_t *into,
-		uint8_t *outside_in)
+		const uint8_t *back, uint8_t *outside_in)
 {
   const struct cfg *cfg = &a->cfg;
   uint8_t *reached = calloc (cfg->n_blocks + 1, 1);
@@ -190,7 +194,7 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
 			  || ctl->kind == INSN_CALL)
 	  && (j = cfg_block_starting (cfg, ctl->target)) >= 0)
 	reached[j] = 1;
-      if ((ctl == NULL || ctl->kind == INSN_BRANCH
+      if ((ctl == NULL || ctl->kind == INSN_BRANCH || back[i]
 	   || (b->flags & BLOCK_F_SLOT_ENTRY))
 	  && (j = cfg_block_starting (cfg, b->end)) >= 0)
 	reached[j] = 1;
@@ -207,11 +211,13 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
 }
 
 /* Add the outside, branch and fall-through edges of block I of A to G,
-   the branch and fall-through ones only with BRANCH_EDGES.  */
+   the branch and fall-through ones only with BRANCH_EDGES; with BACK,
+   block I ends in a call that surely comes back to the block after
+   it, an edge.  */
 
 static void
 add_block_edges (const struct analysis *a, size_t i, uint32_t into,
-		 bool branch_edges, struct graph *g)
+		 bool back, bool branch_edges, struct graph *g)
 {
   const struct cfg *cfg = &a->cfg;
   const struct block *b = &cfg->blocks[i];
@@ -232,6 +238,11 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
      there (and comes back to the return point through the outside).  */
   if (into != 0)
     join (g, out, 2 * (into - 1));
+  if (back)
+    {
+      outside_out = false;
+      join (g, out, 2 * (uint32_t) cfg_block_starting (cfg, b->end));
+    }
   /* A trap or a system call (exit) may leave the block for good.  */
   for (uint32_t at = b->start; at < b->end; at += 4)
     {
@@ -384,7 +395,8 @@ walk_forest (const struct graph *g, uint32_t *parent, uint32_t *order)
 bool
 derive_plan (const struct analysis *a, const uint32_t *cost,
 	     const unsigned char *cold, const uint32_t *into,
-	     const float *freq, const float *taken,
+	     const unsigned char *returning, const float *freq,
+	     const float *taken,
 	     const unsigned char *edge_ok, bool all, struct derive *d,
 	     char **errmsg)
 {
@@ -396,7 +408,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   struct weighted *w = NULL;
   uint32_t *parent = NULL, *order = NULL;
   uint8_t *need = NULL;
-  uint8_t *closed = NULL;
+  uint8_t *closed = NULL, *back = NULL;
   bool ok = false;
 
   memset (d, 0, sizeof *d);
@@ -425,13 +437,17 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   for (uint32_t v = 0; v < g.n_vertices; v++)
     g.uf[v] = v;
   closed = calloc (n + 1, 1);
-  if (closed == NULL)
+  back = calloc (n + 1, 1);
+  if (closed == NULL || back == NULL)
     goto cleanup;
   for (size_t i = 0; into != NULL && i < n; i++)
     if (into[i] != 0)
       closed[into[i] - 1] = 1;
-  mark_outside_entries (a, closed, outside_in);
-  mark_unreached (a, into, outside_in);
+  /* A call into a function that only calls enter stays the way in.  */
+  for (size_t i = 0; returning != NULL && i < n; i++)
+    back[i] = returning[i] && (into == NULL || into[i] == 0);
+  mark_outside_entries (a, closed, back, outside_in);
+  mark_unreached (a, into, back, outside_in);
   /* The jumps through switch tables whose targets liveness knows.  */
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
@@ -446,7 +462,8 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
       bool counted = edge_ok != NULL && edge_ok[i];
       if (outside_in[i])
 	join (&g, g.outside, 2 * (uint32_t) i);
-      add_block_edges (a, i, into != NULL ? into[i] : 0, !counted, &g);
+      add_block_edges (a, i, into != NULL ? into[i] : 0, back[i], !counted,
+		       &g);
       if (counted)
 	cand[n_cand++] = (uint32_t) i;
     }
@@ -593,6 +610,7 @@ derive_plan (const struct analysis *a, const uint32_t *cost,
   free (order);
   free (need);
   free (closed);
+  free (back);
   free (cand);
   free (g.uf);
   free (g.tree);

@@ -54,13 +54,16 @@ struct derive
    not 0, says that block i ends in a call that enters the block
    INTO[i] - 1, the entry of a function that nothing else enters: the
    call is then an edge, not a way out (from emit_narrow_liveness; may
-   be NULL).  EDGE_OK[i] (or NULL) says that block i ends in a two-way
-   branch whose edges may have counters of their own; the counted ones
-   go in D's EDGES.  With ALL, every block is measured, and FREQ and
+   be NULL).  RETURNING[i] (or NULL) says that block i ends in a call
+   that surely comes back to the block after it (returns.c): an edge
+   from the call to the return point, unless INTO makes the call one.
+   EDGE_OK[i] (or NULL) says that block i ends in a two-way branch whose
+   edges may have counters of their own; the counted ones go in D's
+   EDGES.  With ALL, every block is measured, and FREQ and
    TAKEN may be NULL.  False with *ERRMSG when out of memory.  */
 bool derive_plan (const struct analysis *a, const uint32_t *cost,
 		  const unsigned char *cold, const uint32_t *into,
-		  const float *freq, const float *taken,
+		  const unsigned char *returning, const float *freq, const float *taken,
 		  const unsigned char *edge_ok, bool all, struct derive *d,
 		  char **errmsg);
 

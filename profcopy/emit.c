@@ -45,6 +45,8 @@
 #include "emit.h"
 #include "estimate.h"
 #include "regflow.h"
+#include "returns.h"
+#include "scope.h"
 
 #define OP_REGIMM	0x01
 #define OP_J		0x02
@@ -1004,6 +1006,344 @@ find_narrowable (struct narrowing *n)
   return true;
 }
 
+/* Functions of the C and math libraries that return, whatever their
+   arguments (or fault, like any load), and run no code of the program:
+   a call of one surely comes back (returns.c).  Sorted.  */
+static const char *const returning_imports[] = {
+  "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
+  "__errno_location", "abs", "acos", "asin", "atan", "atan2", "bcmp",
+  "ceil", "cos", "cosh", "exp", "fabs", "floor", "fmod",
+  "frexp", "labs", "ldexp", "llabs", "log", "log10", "memchr",
+  "memcmp", "memcpy", "memmove", "mempcpy", "memrchr", "memset", "modf",
+  "pow", "rawmemchr", "sin", "sinh", "sqrt", "stpcpy", "strcat",
+  "strchr", "strchrnul", "strcmp", "strcpy", "strcspn", "strlen", "strncat",
+  "strncmp", "strncpy", "strnlen", "strpbrk", "strrchr", "strspn",
+  "strstr", "tan", "tanh", "tolower", "toupper"
+};
+
+/* The allocator, which returns too, but may wait for a lock that a
+   thread holds over a system call: that thread would then sit in a call
+   that should come back when the profile is written.  Taken as
+   returning_imports where no other thread runs (single increments).
+   Sorted.  */
+static const char *const one_thread_imports[] = {
+  "calloc", "free", "malloc", "realloc"
+};
+
+static int
+compare_string (const void *key, const void *elt)
+{
+  return strcmp (key, *(const char *const *) elt);
+}
+
+static int
+compare_aux (const void *pa, const void *pb)
+{
+  const struct reloc_entry *a = *(const struct reloc_entry *const *) pa;
+  const struct reloc_entry *b = *(const struct reloc_entry *const *) pb;
+
+  return a->aux < b->aux ? -1 : a->aux > b->aux;
+}
+
+/* What find_returning_calls knows of an object.  */
+struct callee_finder
+{
+  const struct analysis *a;
+  const uint32_t *got_entry;	/* got_entries.  */
+  const struct object_symbol **dyn; /* Dynamic symbols by index.  */
+  uint32_t n_dyn;
+  const struct reloc_entry **got_refs; /* RELOC_GOT_REF, by addiu.  */
+  size_t n_got_refs;
+  unsigned char *entered;	/* Per block: control may come in other than
+				   by a branch or a fall of this object.  */
+  uint32_t *pred_first, *pred;	/* Predecessors by branch or fall.  */
+  const struct symbol_scope *scope;
+  size_t self;
+  bool local;			/* Nothing may interpose A's symbols.  */
+  bool one_thread;		/* No other thread runs.  */
+};
+
+/* The value t9 holds after the words of block B of F->a before STOP
+   (the last that writes it): a GOT slot's word, 1 + K; a function entry
+   that an addiu of a GOT page reference adds, (1 << 32) | address; else
+   0 (and *NONE true when nothing there writes t9).  */
+
+static uint64_t
+t9_written (const struct callee_finder *f, const struct block *b,
+	    uint32_t stop, bool *none)
+{
+  const struct code *code = &f->a->code;
+  const struct insn *w = NULL;
+  long k;
+
+  *none = false;
+  for (uint32_t at = b->start; at < stop; at += 4)
+    {
+      const struct insn *x = code_insn_at (code, at);
+      if (x == NULL)
+	return 0;
+      if (x->writes & R (REG_T9))
+	w = x;
+    }
+  if (w == NULL)
+    {
+      *none = true;
+      return 0;
+    }
+  if ((k = got_slot (&f->a->obj, w)) >= 0 && w->rt == REG_T9)
+    return 1 + (uint64_t) k;
+  if (w->op == OP_ADDIU && w->rs == REG_T9 && f->n_got_refs > 0)
+    {
+      struct reloc_entry key, *pkey = &key;
+      const struct reloc_entry **hit;
+      key.aux = w->addr;
+      hit = bsearch (&pkey, f->got_refs, f->n_got_refs, sizeof *f->got_refs,
+		     compare_aux);
+      if (hit != NULL)
+	return ((uint64_t) 1 << 32) | (*hit)->target;
+    }
+  return 0;
+}
+
+/* The value (t9_written) that t9 holds at the jalr t9 CTL that ends
+   block I of F->a: written in the block, or else by every block that
+   branches or falls into it, the same in all.  0 when not known.  */
+
+static uint64_t
+t9_at_call (const struct callee_finder *f, size_t i, const struct insn *ctl)
+{
+  const struct cfg *cfg = &f->a->cfg;
+  const struct block *b = &cfg->blocks[i];
+  uint64_t v, same = 0;
+  bool none;
+
+  v = t9_written (f, b, ctl->addr, &none);
+  if (!none)
+    return v;
+  if (f->entered[i] || f->pred_first[i] == f->pred_first[i + 1])
+    return 0;
+  for (uint32_t q = f->pred_first[i]; q < f->pred_first[i + 1]; q++)
+    {
+      const struct block *p = &cfg->blocks[f->pred[q]];
+      const struct insn *slot;
+      const struct insn *pc = cfg_block_control (&f->a->code, p, &slot);
+      uint32_t stop = p->end;
+
+      /* Entered at its slot, it may bring another t9.  */
+      if (p->flags & BLOCK_F_SLOT_ENTRY)
+	return 0;
+      /* A branch-likely's slot runs only when the branch is taken.  */
+      if (pc != NULL && (pc->flags & INSN_F_LIKELY) && p->end == b->start)
+	{
+	  if (pc->target == b->start)
+	    return 0;
+	  stop = pc->addr + 4;
+	}
+      v = t9_written (f, p, stop, &none);
+      if (v == 0 || (same != 0 && v != same))
+	return 0;
+      same = v;
+    }
+  return same;
+}
+
+/* The callee (returns.h) of a call to VALUE (t9_written), or to the
+   address VALUE when DIRECT.  */
+
+static uint32_t
+callee_of (const struct callee_finder *f, uint64_t value, bool direct)
+{
+  const struct mips_object *obj = &f->a->obj;
+  const struct object_symbol *sym = NULL;
+  const struct function *fn;
+  uint32_t target;
+  long definer;
+
+  if (direct || (value >> 32) != 0)
+    target = (uint32_t) value;
+  else if (value == 0)
+    return 0;
+  else if (value - 1 < obj->dyn.local_gotno)
+    target = f->got_entry[value - 1];
+  else
+    {
+      uint32_t index = (uint32_t) (value - 1) - obj->dyn.local_gotno
+		       + obj->dyn.gotsym;
+      if (index >= f->n_dyn || (sym = f->dyn[index]) == NULL
+	  || sym->name == NULL)
+	return 0;
+      if (sym->shndx == SHN_UNDEF)
+	{
+	  if (strcmp (sym->name, "__stack_chk_fail") == 0)
+	    return CALLEE_GUARD;
+	  if (bsearch (sym->name, returning_imports,
+		       sizeof returning_imports / sizeof returning_imports[0],
+		       sizeof returning_imports[0], compare_string) == NULL
+	      && (!f->one_thread
+		  || bsearch (sym->name, one_thread_imports,
+			      sizeof one_thread_imports
+			      / sizeof one_thread_imports[0],
+			      sizeof one_thread_imports[0],
+			      compare_string) == NULL))
+	    return 0;
+	  if (f->scope != NULL
+	      && ((definer = scope_definer (f->scope, sym->name)) < 0
+		  || !f->scope->c_library[definer]))
+	    return 0;
+	  return CALLEE_RETURNS;
+	}
+      /* A symbol of ours that another object may define first.  */
+      if (!f->local && ELF32_ST_VISIBILITY (sym->other) != STV_PROTECTED
+	  && (f->scope == NULL
+	      || scope_definer (f->scope, sym->name) != (long) f->self))
+	return 0;
+      target = sym->value;
+    }
+  fn = target != 0 ? cfg_function_at (&f->a->cfg, target) : NULL;
+  if (fn == NULL || fn->entry != target)
+    return 0;
+  return 1 + (uint32_t) (fn - f->a->cfg.funcs);
+}
+
+/* Fill F's ENTERED and predecessor lists.  False when out of memory.  */
+
+static bool
+find_predecessors (struct callee_finder *f)
+{
+  const struct analysis *a = f->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  uint32_t *next;
+
+  f->entered = calloc (n + 1, 1);
+  f->pred_first = calloc (n + 2, sizeof *f->pred_first);
+  f->pred = malloc ((2 * n + 1) * sizeof *f->pred);
+  next = malloc ((n + 1) * sizeof *next);
+  if (f->entered == NULL || f->pred_first == NULL || f->pred == NULL
+      || next == NULL)
+    {
+      free (next);
+      return false;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      long k = i > 0 ? (long) i - 1 : -1;
+      if ((k >= 0 && (cfg->blocks[k].flags & BLOCK_F_CALL))
+	  || (b->flags & BLOCK_F_SLOT_ENTRY)
+	  || cfg->funcs[b->func].entry == b->start)
+	f->entered[i] = 1;
+      if (b->flags & (BLOCK_F_CALL | BLOCK_F_INDIRECT | BLOCK_F_RETURN))
+	continue;
+      for (uint32_t s = 0; s < b->n_succ && s < 2; s++)
+	f->pred_first[b->succ[s] + 1]++;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      long k = cfg_block_starting (cfg, a->relocs.entries[i].target);
+      if (k >= 0)
+	f->entered[k] = 1;
+    }
+  for (size_t i = 0; i < a->obj.n_symbols; i++)
+    {
+      long k = cfg_block_starting (cfg, a->obj.symbols[i].value);
+      if (k >= 0)
+	f->entered[k] = 1;
+    }
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      long k = cfg_block_starting (cfg, a->landing_pads[i]);
+      if (k >= 0)
+	f->entered[k] = 1;
+    }
+  for (size_t i = 0; i < n; i++)
+    f->pred_first[i + 1] += f->pred_first[i];
+  memcpy (next, f->pred_first, n * sizeof *next);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      if (b->flags & (BLOCK_F_CALL | BLOCK_F_INDIRECT | BLOCK_F_RETURN))
+	continue;
+      for (uint32_t s = 0; s < b->n_succ && s < 2; s++)
+	f->pred[next[b->succ[s]]++] = (uint32_t) i;
+    }
+  free (next);
+  return true;
+}
+
+/* Set SITES->returning: the calls of A that surely come back
+   (returns.c).  A call's callee is known when it is a direct call, or a
+   jalr t9 whose t9 is a GOT slot's or a GOT page reference's on every
+   way in (t9_at_call).  Another object may interpose the callee unless
+   A is a program or binds its own symbols first (DF_SYMBOLIC), or the
+   callee is protected, or SCOPE (NULL for a shared object alone) says
+   that A, its SELF-th object, is the first definer of the callee's
+   name.  ONE_THREAD: no other thread runs (one_thread_imports).
+   GOT_ENTRY is got_entries (A).  False when out of memory.  */
+
+static bool
+find_returning_calls (const struct analysis *a, const uint32_t *got_entry,
+		      struct call_sites *sites,
+		      const struct symbol_scope *scope, size_t self,
+		      bool one_thread)
+{
+  const struct cfg *cfg = &a->cfg;
+  const struct mips_object *obj = &a->obj;
+  struct callee_finder f;
+  uint32_t *callee = calloc (cfg->n_blocks + 1, sizeof *callee);
+  bool ok;
+
+  memset (&f, 0, sizeof f);
+  f.a = a;
+  f.got_entry = got_entry;
+  f.scope = scope;
+  f.self = self;
+  f.one_thread = one_thread;
+  f.local = obj->e_type == ET_EXEC || obj->pie
+	    || (obj->dyn.flags & DF_SYMBOLIC);
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= f.n_dyn)
+      f.n_dyn = obj->symbols[i].index + 1;
+  f.dyn = calloc (f.n_dyn + 1, sizeof *f.dyn);
+  f.got_refs = malloc ((a->relocs.n_by_type[RELOC_GOT_REF] + 1)
+		       * sizeof *f.got_refs);
+  ok = callee != NULL && f.dyn != NULL && f.got_refs != NULL
+       && find_predecessors (&f);
+  if (ok)
+    {
+      for (size_t i = 0; i < obj->n_symbols; i++)
+	if (obj->symbols[i].dynamic)
+	  f.dyn[obj->symbols[i].index] = &obj->symbols[i];
+      for (size_t i = 0; i < a->relocs.n_entries; i++)
+	if (a->relocs.entries[i].type == RELOC_GOT_REF
+	    && f.n_got_refs < a->relocs.n_by_type[RELOC_GOT_REF])
+	  f.got_refs[f.n_got_refs++] = &a->relocs.entries[i];
+      qsort (f.got_refs, f.n_got_refs, sizeof *f.got_refs, compare_aux);
+      for (size_t i = 0; i < cfg->n_blocks; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+
+	  if (!(b->flags & BLOCK_F_CALL) || ctl == NULL)
+	    continue;
+	  if (ctl->kind == INSN_CALL)
+	    callee[i] = callee_of (&f, ctl->target, true);
+	  else if (ctl->kind == INSN_ICALL && ctl->rs == REG_T9)
+	    callee[i] = callee_of (&f, t9_at_call (&f, i, ctl), false);
+	}
+      sites->returning = returning_calls (a, callee);
+      ok = sites->returning != NULL;
+    }
+  free (callee);
+  free (f.dyn);
+  free (f.got_refs);
+  free (f.entered);
+  free (f.pred_first);
+  free (f.pred);
+  return ok;
+}
+
 /* Set INTO (per block of A, zeroed) for the calls into the functions
    that N found only their entrants enter: 1 + the index of the entry
    block of the function that block's unconditional call (or jump
@@ -1193,6 +1533,13 @@ struct liveness_job
   size_t n_in;
   struct cfg_edge *tables, *tails;
   size_t n_tables, n_tails;
+  /* Then the calls that surely come back (find_returning_calls), into
+     SITES->returning: the thread has time to spare.  */
+  uint32_t *got_entry;
+  struct call_sites *sites;
+  const struct symbol_scope *scope;
+  size_t self;
+  bool one_thread;
   pthread_t thread;
   bool threaded;
   bool ok;
@@ -1205,7 +1552,9 @@ run_liveness (void *arg)
 
   j->ok = cfg_liveness_narrow (&j->a->code, &j->a->cfg, j->narrow, j->in,
 			       j->n_in, j->tables, j->n_tables, j->tails,
-			       j->n_tails);
+			       j->n_tails)
+	  && find_returning_calls (j->a, j->got_entry, j->sites, j->scope,
+				   j->self, j->one_thread);
   return NULL;
 }
 
@@ -1216,11 +1565,14 @@ liveness_job_free (struct liveness_job *j)
   free (j->in);
   free (j->tables);
   free (j->tails);
+  free (j->got_entry);
   free (j);
 }
 
 bool
-emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
+emit_narrow_liveness (struct analysis *a, struct call_sites *sites,
+		      const struct symbol_scope *scope, size_t self,
+		      bool one_thread)
 {
   struct narrowing n;
   struct liveness_job *job = calloc (1, sizeof *job);
@@ -1257,6 +1609,12 @@ emit_narrow_liveness (struct analysis *a, struct call_sites *sites)
       for (size_t k = 0; k < n.n_in; k++)
 	sites->enters[n.in[k].block] = 1 + n.in[k].func;
       job->a = a;
+      job->got_entry = got_entry;
+      job->sites = sites;
+      job->scope = scope;
+      job->self = self;
+      job->one_thread = one_thread;
+      got_entry = NULL;
       job->narrow = n.narrow;
       job->in = n.in;
       job->n_in = n.n_in;
@@ -1303,7 +1661,9 @@ call_sites_free (struct call_sites *sites)
   call_sites_wait (sites);
   free (sites->into);
   free (sites->enters);
+  free (sites->returning);
   sites->into = sites->enters = NULL;
+  sites->returning = NULL;
 }
 
 /* The gp state after the delay slot of the control instruction CTL of
@@ -2733,7 +3093,7 @@ assign_window (struct emitter *e)
   int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
   size_t cap = room > 0 ? (size_t) (room / emit_window_entry (e)) : 0;
   uint32_t *cand;
-  size_t n_cand = 0, n_blocks_cand, n_win = 0;
+  size_t n_cand = 0, n_win = 0;
 
   if (e->fixed_address || e->derive.weight == NULL || cap == 0)
     return true;
@@ -2747,20 +3107,17 @@ assign_window (struct emitter *e)
 	  && p->s.kind == COUNT_GP)
 	cand[n_cand++] = (uint32_t) i;
     }
-  window_weight = e->derive.weight;
-  qsort (cand, n_cand, sizeof *cand, compare_by_weight);
-  /* Then the edges, in what room is left: a block in the window may
-     also spare a register (and so a save, or make room for its next
-     instruction in the delay slot); an edge only the load.  */
-  n_blocks_cand = n_cand;
+  /* Then the edges, all by weight: a hot edge's load saved is worth
+     more than a cold block's (the edges once came after every block:
+     sqlite3 0.3%, cpubench 0.3% more instructions).  */
   for (size_t k = 0; k < e->derive.n_edges; k++)
     {
       const struct snippet *s = edge_snippet (e, k);
       if (s->kind == COUNT_GP && s->n_spill == 0)
 	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
     }
-  qsort (cand + n_blocks_cand, n_cand - n_blocks_cand, sizeof *cand,
-	 compare_by_weight);
+  window_weight = e->derive.weight;
+  qsort (cand, n_cand, sizeof *cand, compare_by_weight);
   for (size_t k = 0; k < n_cand && n_win < cap; k++)
     if (cand[k] >= cfg->n_blocks)
       {
@@ -3903,8 +4260,9 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       *errmsg = strdup ("out of memory");
       ok = false;
     }
-  ok = ok && derive_plan (a, cost, cold, sites->into, est.freq, est.taken,
-			  e->edge_ok, all_blocks, &e->derive, errmsg);
+  ok = ok && derive_plan (a, cost, cold, sites->into, sites->returning,
+			  est.freq, est.taken, e->edge_ok, all_blocks,
+			  &e->derive, errmsg);
   free (cost);
   free (cold);
   free (est.freq);

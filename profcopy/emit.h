@@ -238,6 +238,8 @@ struct emitter
   size_t n_xlate, n_xlate_skipped;
 };
 
+struct symbol_scope;
+
 /* What emit_narrow_liveness finds of the calls between the functions
    of an object: malloc'd arrays, per block, 0 when nothing is known.  */
 struct call_sites
@@ -249,6 +251,8 @@ struct call_sites
   uint32_t *enters;		/* 1 + the function that the block's call or
 				   jump enters (a direct one, or an indirect
 				   one whose target is known).  */
+  unsigned char *returning;	/* 1 when the block's call surely comes
+				   back to the block after it (returns.c).  */
   struct liveness_job *liveness; /* The liveness still being computed
 				   in a thread of its own, or NULL.  */
 };
@@ -259,9 +263,14 @@ struct call_sites
    dead registers.  Fill *SITES (to be freed with call_sites_free).
    The liveness itself is computed by a thread of its own, while the
    caller goes on with what needs no live sets (emit_plan until it
-   places the counters); call_sites_wait waits for it.  False when out
-   of memory.  */
-bool emit_narrow_liveness (struct analysis *a, struct call_sites *sites);
+   places the counters); call_sites_wait waits for it.  SCOPE, when not
+   NULL, is the --whole-program closure that A is the SELF-th object of
+   (which definitions the calls of A bind to); ONE_THREAD says that no
+   other thread runs its code (single increments).  False when out of
+   memory.  */
+bool emit_narrow_liveness (struct analysis *a, struct call_sites *sites,
+			   const struct symbol_scope *scope, size_t self,
+			   bool one_thread);
 
 /* Wait for the liveness that emit_narrow_liveness started; false if it
    ran out of memory.  */

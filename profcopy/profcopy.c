@@ -27,6 +27,7 @@
 #include "libsearch.h"
 #include "profile-read.h"
 #include "rewrite.h"
+#include "scope.h"
 
 #ifndef PROFCOPY_DEFAULT_SYSROOT
 #define PROFCOPY_DEFAULT_SYSROOT ""
@@ -84,6 +85,10 @@ struct options
   long jobs;			/* -j: objects rewritten at once, 0: one per
 				   processor.  */
   struct profile_set used;	/* The profiles of --use-profile.  */
+  /* With --whole-program: the closure's dynamic symbols, the program
+     first, then the runtime, then the libraries (struct job's
+     SCOPE_INDEX).  */
+  const struct symbol_scope *scope;
 };
 
 /* Codes of the long options without a short form.  */
@@ -299,7 +304,7 @@ carry_said (bool folded)
 
 static int
 rewrite_one (const struct options *opts, const char *in, const char *out,
-	     bool main_program)
+	     bool main_program, size_t scope_index)
 {
   struct rewrite_options ropts = { 0 };
   char *err = NULL;
@@ -313,6 +318,8 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.origin_rpath = main_program;
   ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
+  ropts.scope = opts->scope;
+  ropts.scope_index = scope_index;
   if (opts->verbose)
     fprintf (stderr, "%s: %s -> %s\n", program_name, in, out);
   if (opts->verbose && !opts->whole_program)
@@ -377,6 +384,7 @@ struct job
   const char *in;
   char *out;
   bool main_program;
+  size_t scope_index;		/* In OPTS->scope.  */
   off_t size;			/* IN's size: the largest start first.  */
   pid_t pid;			/* 0: not started.  */
   FILE *log;			/* The child's standard error.  */
@@ -411,7 +419,8 @@ start_job (const struct options *opts, struct job *job)
       int status;
       if (dup2 (fileno (job->log), STDERR_FILENO) < 0)
 	_exit (1);
-      status = rewrite_one (opts, job->in, job->out, job->main_program);
+      status = rewrite_one (opts, job->in, job->out, job->main_program,
+			    job->scope_index);
       fflush (stderr);
       _exit (status);
     }
@@ -420,7 +429,8 @@ start_job (const struct options *opts, struct job *job)
       if (job->log != NULL)
 	fclose (job->log);
       job->log = NULL;
-      job->status = rewrite_one (opts, job->in, job->out, job->main_program);
+      job->status = rewrite_one (opts, job->in, job->out, job->main_program,
+				 job->scope_index);
       job->done = true;
     }
 }
@@ -477,7 +487,7 @@ run_jobs (const struct options *opts, struct job *jobs, size_t n)
     {
       for (size_t i = 0; status == 0 && i < n; i++)
 	status = rewrite_one (opts, jobs[i].in, jobs[i].out,
-			      jobs[i].main_program);
+			      jobs[i].main_program, jobs[i].scope_index);
       return status;
     }
   order = malloc (n * sizeof *order);
@@ -593,6 +603,43 @@ thread_starter (const char *path, const char **name, char **errmsg)
    --counter-update=auto, all of them get single increments when none
    imports a function that starts threads, else atomic ones.  */
 
+/* Fill *SCOPE with the dynamic symbols of the program EXE, the runtime
+   RUNTIME and the libraries of CLOSURE, in the order the dynamic linker
+   searches them; empty (and -v says why) when one cannot be read, as
+   the runtime may not be yet (its copy then fails).  False when out of
+   memory.  */
+
+static bool
+build_scope (const struct options *opts, const char *exe,
+	     const char *runtime, const struct needed_closure *closure,
+	     struct symbol_scope *scope)
+{
+  const char **paths = malloc ((closure->n_libs + 2) * sizeof *paths);
+  const char *bad = NULL;
+  char *err = NULL;
+  bool ok;
+
+  memset (scope, 0, sizeof *scope);
+  if (paths == NULL)
+    return false;
+  paths[0] = exe;
+  paths[1] = runtime;
+  for (size_t i = 0; i < closure->n_libs; i++)
+    paths[i + 2] = closure->libs[i].path;
+  ok = scope_build (scope, paths, closure->n_libs + 2, &bad, &err);
+  free (paths);
+  if (!ok && bad == NULL)
+    {
+      free (err);
+      return false;
+    }
+  if (!ok && opts->verbose)
+    fprintf (stderr, "%s: %s: %s: calls into exported functions taken as "
+	     "ways out\n", program_name, bad, err != NULL ? err : "?");
+  free (err);
+  return true;
+}
+
 static int
 whole_program (const struct options *opts, const char *exe)
 {
@@ -601,6 +648,7 @@ whole_program (const struct options *opts, const char *exe)
   struct needed_closure closure;
   struct job *jobs;
   struct options chosen;
+  struct symbol_scope scope;
   char *err = NULL, *out = NULL, *runtime = NULL;
   int status = 0;
   bool big_endian;
@@ -674,6 +722,23 @@ whole_program (const struct options *opts, const char *exe)
     fprintf (stderr, "%s: %s\n", program_name,
 	     carry_said (folded_carry (opts, true)));
 
+  if (opts->runtime != NULL)
+    runtime = strdup (opts->runtime);
+  else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
+		     big_endian ? "mips" : "mipsel", RUNTIME_SONAME) < 0)
+    runtime = NULL;
+  if (runtime == NULL)
+    goto nomem;
+  if (!build_scope (opts, exe, runtime, &closure, &scope))
+    goto nomem;
+  if (scope.n_objects > 0)
+    {
+      if (opts != &chosen)
+	chosen = *opts;
+      chosen.scope = &scope;
+      opts = &chosen;
+    }
+
   jobs = calloc (closure.n_libs + 1, sizeof *jobs);
   if (jobs == NULL)
     goto nomem;
@@ -683,6 +748,7 @@ whole_program (const struct options *opts, const char *exe)
       jobs[i].out = path_in (opts->output,
 			     i == 0 ? exe : closure.libs[i - 1].soname);
       jobs[i].main_program = i == 0;
+      jobs[i].scope_index = i == 0 ? 0 : i + 1;
       if (jobs[i].out == NULL)
 	{
 	  free_jobs (jobs, i);
@@ -691,16 +757,12 @@ whole_program (const struct options *opts, const char *exe)
     }
   status = run_jobs (opts, jobs, closure.n_libs + 1);
   free_jobs (jobs, closure.n_libs + 1);
+  scope_free (&scope);
   if (status == 0)
     {
-      if (opts->runtime != NULL)
-	runtime = strdup (opts->runtime);
-      else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
-			 big_endian ? "mips" : "mipsel", RUNTIME_SONAME) < 0)
-	runtime = NULL;
       free (out);
       out = path_in (opts->output, RUNTIME_SONAME);
-      if (runtime == NULL || out == NULL)
+      if (out == NULL)
 	goto nomem;
       if (!copy_file (runtime, out))
 	{
@@ -966,7 +1028,7 @@ main (int argc, char **argv)
 	{
 	  main_program = obj.e_type == ET_EXEC || obj.pie;
 	  object_close (&obj);
-	  status = rewrite_one (&opts, in, out, main_program);
+	  status = rewrite_one (&opts, in, out, main_program, 0);
 	}
     }
   else

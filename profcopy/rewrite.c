@@ -103,6 +103,7 @@ struct rewriter
   struct seg_builder sb;
   unsigned char *image;		/* The copy of the original that is patched.  */
   bool main_program;
+  size_t n_returning;		/* Calls that surely come back (-v).  */
   uint32_t seg_offset;		/* File offset of the new segment.  */
   struct new_section sections[12];	/* Section headers for the segment.  */
   size_t n_sections;
@@ -829,7 +830,8 @@ rewrite_object (const char *in_path, const char *out_path,
 			"pairs; rewriting such code is not supported yet");
       goto done;
     }
-  if (!emit_narrow_liveness (&rw.a, &sites))
+  if (!emit_narrow_liveness (&rw.a, &sites, opts->scope, opts->scope_index,
+			     opts->single_update))
     {
       *errmsg = strdup ("out of memory");
       goto done;
@@ -845,6 +847,8 @@ rewrite_object (const char *in_path, const char *out_path,
   if (n_used > 0 && used == NULL)
     *errmsg = strdup ("out of memory");
   free (used);
+  for (size_t i = 0; sites.returning != NULL && i < rw.a.cfg.n_blocks; i++)
+    rw.n_returning += sites.returning[i];
   call_sites_free (&sites);
   if (!ok_plan)
     goto done;
@@ -869,7 +873,7 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu in place of the unconditional branch after them, "
 	     "%zu counted on edges, %zu loops by their induction "
 	     "register, %zu of them with the copy on the stack), "
-	     "%zu branch edges counted "
+	     "%zu calls that surely come back, %zu branch edges counted "
 	     "(%zu in gp's window), "
 	     "%zu long branches, %zu indirect jumps "
 	     "translated at run time (%zu without gp left as they are), "
@@ -880,7 +884,7 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_count_abs,
 	     rw.e.n_count_window, rw.e.n_spilled,
 	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_jumps,
-	     rw.e.n_edge, rw.e.n_loops, rw.e.n_loops_stack,
+	     rw.e.n_edge, rw.e.n_loops, rw.e.n_loops_stack, rw.n_returning,
 	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
 	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);

@@ -33,6 +33,10 @@ struct rewrite_options
      one of them counted (same checksum and size) gets its counters
      placed by those counts.  */
   const struct profile_set *use_profile;
+  /* The --whole-program closure, which the object is the SCOPE_INDEX-th
+     of, or NULL: which definitions its calls bind to.  */
+  const struct symbol_scope *scope;
+  size_t scope_index;
 };
 
 /* Rewrite the object IN_PATH into OUT_PATH (which may equal IN_PATH)
