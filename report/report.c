@@ -161,12 +161,48 @@ add_function (struct report *r, const char *name, uint32_t addr,
   return r->n_functions++;
 }
 
-/* Attribute the blocks of RO (object number INDEX of R) to functions,
-   using the symbols SYMS (N_SYMS, sorted by address).  */
+/* Whether block BLK of OBJ is alignment padding: nops alone.  */
+
+static bool
+padding (const struct mips_object *obj, const struct prof_block *blk)
+{
+  for (uint32_t off = 0; off < blk->size; off += 4)
+    {
+      uint32_t word;
+      if (!object_read_word (obj, blk->start + off, &word) || word != 0)
+	return false;
+    }
+  return blk->size > 0;
+}
+
+/* The entry of the function that no symbol names and whose first block
+   is the I-th of RO in address order, its run ending before LIMIT: the
+   first block that is not alignment padding (else the I-th).  */
+
+static uint32_t
+orphan_entry (const struct report_object *ro, const struct mips_object *obj,
+	      uint32_t i, uint64_t limit)
+{
+  const struct prof_object *prof = ro->prof;
+
+  for (uint32_t j = i; j < prof->n_blocks; j++)
+    {
+      const struct prof_block *blk = &prof->blocks[ro->order[j]];
+      if (blk->start >= limit)
+	break;
+      if (!padding (obj, blk))
+	return blk->start;
+    }
+  return prof->blocks[ro->order[i]].start;
+}
+
+/* Attribute the blocks of RO (object number INDEX of R, read from OBJ)
+   to functions, using the symbols SYMS (N_SYMS, sorted by address).  */
 
 static bool
 attribute_blocks (struct report *r, struct report_object *ro, size_t index,
-		  const struct func_sym *syms, size_t n_syms)
+		  const struct mips_object *obj, const struct func_sym *syms,
+		  size_t n_syms)
 {
   const struct prof_object *prof = ro->prof;
   size_t *sym_func = malloc ((n_syms + 1) * sizeof *sym_func);
@@ -200,10 +236,14 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
       else
 	{
 	  /* Consecutive blocks after the same symbol's end are one
-	     function.  */
+	     function, which starts after the padding that aligns it.  */
 	  if (orphan_key != k)
 	    {
-	      cur_orphan = add_function (r, NULL, blk->start, index);
+	      uint64_t limit = (size_t) (k + 1) < n_syms ? syms[k + 1].addr
+			       : (uint64_t) 1 << 32;
+	      cur_orphan = add_function (r, NULL,
+					 orphan_entry (ro, obj, i, limit),
+					 index);
 	      orphan_key = k;
 	    }
 	  f = cur_orphan;
@@ -289,7 +329,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
 
   syms = collect_symbols (&obj, &n_syms);
   if (syms == NULL
-      || !attribute_blocks (r, ro, r->n_objects - 1, syms, n_syms))
+      || !attribute_blocks (r, ro, r->n_objects - 1, &obj, syms, n_syms))
     goto oom;
   if (!calls_find (r, r->n_objects - 1, &obj, &err))
     {
