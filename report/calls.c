@@ -101,18 +101,19 @@ code_word (const struct mips_object *obj, uint32_t addr, struct insn *insn)
   return true;
 }
 
-/* Fill SITE's callee for the `jalr t9' at CALL of block BLK of object
-   RO (number INDEX; original OBJ, dynamic symbols DYNSYMS,
-   N_DYNSYMS).  Return false when out of memory.  */
+/* What the `jalr t9' at CALL of block BLK of OBJ calls, when the block
+   loads t9 from the GOT: a code address of OBJ (a local entry, perhaps
+   plus an addiu) in *ADDR, or the index in .dynsym of a global entry's
+   symbol in *SYM; 0 and -1 when not known.  */
 
-static bool
-jalr_t9_callee (struct report_call *site, const struct report_object *ro,
-		const struct mips_object *obj, const struct prof_block *blk,
-		uint32_t call, const struct object_symbol **dynsyms,
-		size_t n_dynsyms)
+static void
+t9_source (const struct mips_object *obj, const struct prof_block *blk,
+	   uint32_t call, uint32_t *addr, long *sym)
 {
   uint32_t add = 0;
 
+  *addr = 0;
+  *sym = -1;
   for (uint32_t a = call; a > blk->start; a -= 4)
     {
       struct insn rec;
@@ -121,7 +122,7 @@ jalr_t9_callee (struct report_call *site, const struct report_object *ro,
       uint32_t got_index, value;
 
       if (!code_word (obj, a - 4, &rec))
-	return true;
+	return;
       if (!(in->writes & REG_BIT (REG_T9)))
 	continue;
       if (in->op == OP_ADDIU && in->rs == REG_T9 && in->rt == REG_T9)
@@ -130,31 +131,104 @@ jalr_t9_callee (struct report_call *site, const struct report_object *ro,
 	  continue;
 	}
       if (in->op != OP_LW || in->rs != REG_GP || in->rt != REG_T9)
-	return true;
+	return;
 
       off = (int64_t) obj->gp + in->imm - obj->got_addr;
       if (off < 0 || off % 4 != 0 || obj->got_addr == 0)
-	return true;
+	return;
       got_index = (uint32_t) (off / 4);
       if (got_index < obj->dyn.local_gotno)
 	{
 	  if (object_got_entry (obj, got_index, &value)
 	      && object_is_code (obj, value + add))
-	    site->callee = func_at (ro, value + add);
-	  return true;
+	    *addr = value + add;
+	  return;
 	}
       /* A global entry: the address of a dynamic symbol, which an
 	 addiu would not change.  */
-      uint64_t sym = (uint64_t) obj->dyn.gotsym + got_index
-		     - obj->dyn.local_gotno;
-      if (add != 0 || got_index >= obj->got_size / 4 || sym >= n_dynsyms
-	  || dynsyms[sym] == NULL || dynsyms[sym]->name == NULL
-	  || dynsyms[sym]->name[0] == '\0')
-	return true;
-      site->symbol = strdup (dynsyms[sym]->name);
-      return site->symbol != NULL;
+      if (add == 0 && got_index < obj->got_size / 4)
+	*sym = (long) obj->dyn.gotsym + got_index - obj->dyn.local_gotno;
+      return;
     }
-  return true;
+}
+
+/* Fill SITE's callee for the `jalr t9' at CALL of block BLK of object
+   RO (original OBJ, dynamic symbols DYNSYMS, N_DYNSYMS).  Return false
+   when out of memory.  */
+
+static bool
+jalr_t9_callee (struct report_call *site, const struct report_object *ro,
+		const struct mips_object *obj, const struct prof_block *blk,
+		uint32_t call, const struct object_symbol **dynsyms,
+		size_t n_dynsyms)
+{
+  uint32_t addr;
+  long sym;
+
+  t9_source (obj, blk, call, &addr, &sym);
+  if (addr != 0)
+    site->callee = func_at (ro, addr);
+  if (sym < 0 || (size_t) sym >= n_dynsyms || dynsyms[sym] == NULL
+      || dynsyms[sym]->name == NULL || dynsyms[sym]->name[0] == '\0')
+    return true;
+  site->symbol = strdup (dynsyms[sym]->name);
+  return site->symbol != NULL;
+}
+
+/* The call at the end of block BLK of OBJ (its next-to-last word, the
+   last its delay slot) in *IN, or false.  */
+
+static bool
+block_call (const struct mips_object *obj, const struct prof_block *blk,
+	    struct insn *in)
+{
+  return blk->size >= 8 && blk->size % 4 == 0
+	 && blk->start + (uint64_t) blk->size <= UINT32_MAX
+	 && code_word (obj, blk->start + blk->size - 8, in)
+	 && (in->flags & INSN_F_DELAY)
+	 && (in->kind == INSN_CALL || in->kind == INSN_ICALL);
+}
+
+static int
+compare_addr (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+uint32_t *
+calls_entries (const struct prof_object *prof, const struct mips_object *obj,
+	       size_t *n)
+{
+  uint32_t *entries = malloc ((prof->n_blocks + 1) * sizeof *entries);
+  size_t count = 0, out = 0;
+
+  *n = 0;
+  if (entries == NULL)
+    return NULL;
+  for (uint32_t b = 0; b < prof->n_blocks; b++)
+    {
+      const struct prof_block *blk = &prof->blocks[b];
+      struct insn in;
+      uint32_t addr = 0;
+      long sym;
+
+      if (!block_call (obj, blk, &in))
+	continue;
+      if (in.kind == INSN_CALL && in.target != in.addr + 8)
+	addr = in.target;
+      else if (in.kind == INSN_ICALL && in.rs == REG_T9)
+	t9_source (obj, blk, in.addr, &addr, &sym);
+      if (addr != 0)
+	entries[count++] = addr;
+    }
+  qsort (entries, count, sizeof *entries, compare_addr);
+  for (size_t i = 0; i < count; i++)
+    if (out == 0 || entries[out - 1] != entries[i])
+      entries[out++] = entries[i];
+  *n = out;
+  return entries;
 }
 
 static int
@@ -238,12 +312,7 @@ calls_find (struct report *r, size_t index, const struct mips_object *obj,
       const struct insn *in = &rec;
       struct report_call site;
 
-      if (blk->size < 8 || blk->size % 4 != 0
-	  || blk->start + (uint64_t) blk->size > UINT32_MAX)
-	continue;
-      if (!code_word (obj, blk->start + blk->size - 8, &rec)
-	  || !(in->flags & INSN_F_DELAY)
-	  || (in->kind != INSN_CALL && in->kind != INSN_ICALL))
+      if (!block_call (obj, blk, &rec))
 	continue;
       memset (&site, 0, sizeof site);
       site.object = index;

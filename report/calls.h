@@ -19,6 +19,13 @@
 
 struct mips_object;
 
+/* A malloc'd array of the addresses that the calls of PROF's blocks
+   enter in its original OBJ (direct calls, and `jalr t9' through a
+   local GOT entry), sorted, each once; *N of them.  NULL when out of
+   memory.  */
+uint32_t *calls_entries (const struct prof_object *prof,
+			 const struct mips_object *obj, size_t *n);
+
 /* Find the call sites of object number INDEX of R, whose original OBJ is
    open and whose blocks are attributed, and record its defined dynamic
    symbols.  On failure return false with a malloc'd reason in

@@ -196,13 +196,23 @@ orphan_entry (const struct report_object *ro, const struct mips_object *obj,
   return prof->blocks[ro->order[i]].start;
 }
 
+static int
+compare_addr (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 /* Attribute the blocks of RO (object number INDEX of R, read from OBJ)
-   to functions, using the symbols SYMS (N_SYMS, sorted by address).  */
+   to functions, using the symbols SYMS (N_SYMS, sorted by address);
+   blocks that no symbol covers start a function of their own at each
+   of the N_ENTRIES addresses ENTRIES (sorted) that calls enter.  */
 
 static bool
 attribute_blocks (struct report *r, struct report_object *ro, size_t index,
 		  const struct mips_object *obj, const struct func_sym *syms,
-		  size_t n_syms)
+		  size_t n_syms, const uint32_t *entries, size_t n_entries)
 {
   const struct prof_object *prof = ro->prof;
   size_t *sym_func = malloc ((n_syms + 1) * sizeof *sym_func);
@@ -236,8 +246,14 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
       else
 	{
 	  /* Consecutive blocks after the same symbol's end are one
-	     function, which starts after the padding that aligns it.  */
-	  if (orphan_key != k)
+	     function, which starts after the padding that aligns it, up
+	     to the next entry that a call enters.  */
+	  if (orphan_key == k && blk->start != r->functions[cur_orphan].addr
+	      && n_entries > 0
+	      && bsearch (&blk->start, entries, n_entries, sizeof *entries,
+			  compare_addr) != NULL)
+	    cur_orphan = add_function (r, NULL, blk->start, index);
+	  else if (orphan_key != k)
 	    {
 	      uint64_t limit = (size_t) (k + 1) < n_syms ? syms[k + 1].addr
 			       : (uint64_t) 1 << 32;
@@ -273,7 +289,8 @@ report_add_object (struct report *r, const struct prof_object *prof,
   struct mips_object obj;
   struct report_object *ro;
   struct func_sym *syms = NULL;
-  size_t n_syms;
+  uint32_t *entries = NULL;
+  size_t n_syms, n_entries;
   char *err = NULL;
   bool ok = false;
 
@@ -328,8 +345,10 @@ report_add_object (struct report *r, const struct prof_object *prof,
       }
 
   syms = collect_symbols (&obj, &n_syms);
-  if (syms == NULL
-      || !attribute_blocks (r, ro, r->n_objects - 1, &obj, syms, n_syms))
+  entries = calls_entries (prof, &obj, &n_entries);
+  if (syms == NULL || entries == NULL
+      || !attribute_blocks (r, ro, r->n_objects - 1, &obj, syms, n_syms,
+			    entries, n_entries))
     goto oom;
   if (!calls_find (r, r->n_objects - 1, &obj, &err))
     {
@@ -345,6 +364,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
   errmsg_format (errmsg, "out of memory");
  cleanup:
   free (syms);
+  free (entries);
   object_close (&obj);
   return ok;
 }
