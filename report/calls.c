@@ -83,6 +83,17 @@ dynsyms_by_index (const struct mips_object *obj, size_t *n)
    section.  Only the words a report looks at are read: decoding all of
    libc took three quarters of profreport's time.  */
 
+static void
+decode_word (uint32_t word, uint32_t addr, struct insn *insn)
+{
+  insn_fields (word, addr, insn);
+  if (insn->kind != INSN_JUMP && insn->kind != INSN_CALL
+      && insn->kind != INSN_BRANCH)
+    insn->target = 0;
+  if (insn->kind == INSN_OTHER || insn->kind == INSN_INVALID)
+    insn->flags &= ~(INSN_F_DELAY | INSN_F_LIKELY | INSN_F_COND);
+}
+
 static bool
 code_word (const struct mips_object *obj, uint32_t addr, struct insn *insn)
 {
@@ -92,12 +103,7 @@ code_word (const struct mips_object *obj, uint32_t addr, struct insn *insn)
   if (sec == NULL || addr % 4 != 0 || sec->type == SHT_NOBITS
       || !(sec->flags & SHF_EXECINSTR) || !object_read_word (obj, addr, &word))
     return false;
-  insn_fields (word, addr, insn);
-  if (insn->kind != INSN_JUMP && insn->kind != INSN_CALL
-      && insn->kind != INSN_BRANCH)
-    insn->target = 0;
-  if (insn->kind == INSN_OTHER || insn->kind == INSN_INVALID)
-    insn->flags &= ~(INSN_F_DELAY | INSN_F_LIKELY | INSN_F_COND);
+  decode_word (word, addr, insn);
   return true;
 }
 
@@ -175,26 +181,79 @@ jalr_t9_callee (struct report_call *site, const struct report_object *ro,
   return site->symbol != NULL;
 }
 
-/* The call at the end of block BLK of OBJ (its next-to-last word, the
-   last its delay slot) in *IN, or false.  */
+/* The section of OBJ's last block_call, so that the blocks, which come
+   in address order, seldom need a search.  */
+struct call_reader
+{
+  const struct mips_object *obj;
+  const struct object_section *sec;
+};
+
+/* Whether WORD may be a call: jal, jalr, or bltzal, bgezal and their
+   likely forms.  */
 
 static bool
-block_call (const struct mips_object *obj, const struct prof_block *blk,
+call_word (uint32_t word)
+{
+  unsigned op = word >> 26, rt = (word >> 16) & 0x1f;
+
+  return op == 3 || (op == 0 && (word & 0x3f) == 9)
+	 || (op == 1 && rt >= 0x10 && rt <= 0x13);
+}
+
+/* The call at the end of block BLK of CR's object (its next-to-last
+   word, the last its delay slot) in *IN, or false.  */
+
+static bool
+block_call (struct call_reader *cr, const struct prof_block *blk,
 	    struct insn *in)
 {
-  return blk->size >= 8 && blk->size % 4 == 0
-	 && blk->start + (uint64_t) blk->size <= UINT32_MAX
-	 && code_word (obj, blk->start + blk->size - 8, in)
-	 && (in->flags & INSN_F_DELAY)
+  const struct object_section *sec = cr->sec;
+  uint32_t addr = blk->start + blk->size - 8, word;
+
+  if (blk->size < 8 || blk->size % 4 != 0
+      || blk->start + (uint64_t) blk->size > UINT32_MAX)
+    return false;
+  /* Most blocks end in no call: their word is read from the section
+     directly, and decoded only when it may be one.  */
+  if (sec == NULL || addr - sec->addr > sec->size - 4 || sec->size < 4)
+    {
+      sec = object_section_at (cr->obj, addr);
+      if (sec == NULL)
+	return false;
+      cr->sec = sec;
+    }
+  if (sec->type == SHT_NOBITS || !(sec->flags & SHF_EXECINSTR)
+      || (uint64_t) sec->offset + (addr - sec->addr) + 4 > cr->obj->size)
+    return false;
+  word = object_get32 (cr->obj,
+		       cr->obj->image + sec->offset + (addr - sec->addr));
+  if (!call_word (word))
+    return false;
+  decode_word (word, addr, in);
+  return (in->flags & INSN_F_DELAY)
 	 && (in->kind == INSN_CALL || in->kind == INSN_ICALL);
 }
 
-static int
-compare_addr (const void *a, const void *b)
-{
-  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+/* Sort the N addresses A through TMP (N words): a radix sort, 11 bits
+   at a time.  */
 
-  return x < y ? -1 : x > y;
+static void
+sort_addresses (uint32_t *a, uint32_t *tmp, size_t n)
+{
+  size_t count[(1 << 11) + 1];
+
+  for (unsigned shift = 0; shift < 32; shift += 11)
+    {
+      memset (count, 0, sizeof count);
+      for (size_t k = 0; k < n; k++)
+	count[((a[k] >> shift) & 0x7ff) + 1]++;
+      for (size_t d = 0; d < 0x7ff; d++)
+	count[d + 1] += count[d];
+      for (size_t k = 0; k < n; k++)
+	tmp[count[(a[k] >> shift) & 0x7ff]++] = a[k];
+      memcpy (a, tmp, n * sizeof *a);
+    }
 }
 
 uint32_t *
@@ -202,6 +261,8 @@ calls_entries (const struct prof_object *prof, const struct mips_object *obj,
 	       size_t *n)
 {
   uint32_t *entries = malloc ((prof->n_blocks + 1) * sizeof *entries);
+  uint32_t *tmp;
+  struct call_reader cr = { obj, NULL };
   size_t count = 0, out = 0;
 
   *n = 0;
@@ -214,7 +275,7 @@ calls_entries (const struct prof_object *prof, const struct mips_object *obj,
       uint32_t addr = 0;
       long sym;
 
-      if (!block_call (obj, blk, &in))
+      if (!block_call (&cr, blk, &in))
 	continue;
       if (in.kind == INSN_CALL && in.target != in.addr + 8)
 	addr = in.target;
@@ -223,7 +284,14 @@ calls_entries (const struct prof_object *prof, const struct mips_object *obj,
       if (addr != 0)
 	entries[count++] = addr;
     }
-  qsort (entries, count, sizeof *entries, compare_addr);
+  tmp = malloc ((count + 1) * sizeof *tmp);
+  if (tmp == NULL)
+    {
+      free (entries);
+      return NULL;
+    }
+  sort_addresses (entries, tmp, count);
+  free (tmp);
   for (size_t i = 0; i < count; i++)
     if (out == 0 || entries[out - 1] != entries[i])
       entries[out++] = entries[i];
@@ -297,6 +365,7 @@ calls_find (struct report *r, size_t index, const struct mips_object *obj,
   struct report_object *ro = &r->objects[index];
   const struct prof_object *prof = ro->prof;
   const struct object_symbol **dynsyms = NULL;
+  struct call_reader cr = { obj, NULL };
   size_t n_dynsyms = 0;
   bool ok = false;
 
@@ -312,7 +381,7 @@ calls_find (struct report *r, size_t index, const struct mips_object *obj,
       const struct insn *in = &rec;
       struct report_call site;
 
-      if (!block_call (obj, blk, &rec))
+      if (!block_call (&cr, blk, &rec))
 	continue;
       memset (&site, 0, sizeof site);
       site.object = index;

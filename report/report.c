@@ -196,14 +196,6 @@ orphan_entry (const struct report_object *ro, const struct mips_object *obj,
   return prof->blocks[ro->order[i]].start;
 }
 
-static int
-compare_addr (const void *a, const void *b)
-{
-  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* Attribute the blocks of RO (object number INDEX of R, read from OBJ)
    to functions, using the symbols SYMS (N_SYMS, sorted by address);
    blocks that no symbol covers start a function of their own at each
@@ -216,7 +208,7 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
 {
   const struct prof_object *prof = ro->prof;
   size_t *sym_func = malloc ((n_syms + 1) * sizeof *sym_func);
-  size_t cur_orphan = (size_t) -1;
+  size_t cur_orphan = (size_t) -1, e = 0;
   long orphan_key = -2;
   long k = -1;			/* The last symbol at or below the block.  */
 
@@ -248,10 +240,10 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
 	  /* Consecutive blocks after the same symbol's end are one
 	     function, which starts after the padding that aligns it, up
 	     to the next entry that a call enters.  */
+	  while (e < n_entries && entries[e] < blk->start)
+	    e++;
 	  if (orphan_key == k && blk->start != r->functions[cur_orphan].addr
-	      && n_entries > 0
-	      && bsearch (&blk->start, entries, n_entries, sizeof *entries,
-			  compare_addr) != NULL)
+	      && e < n_entries && entries[e] == blk->start)
 	    cur_orphan = add_function (r, NULL, blk->start, index);
 	  else if (orphan_key != k)
 	    {
@@ -263,6 +255,10 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
 	      orphan_key = k;
 	    }
 	  f = cur_orphan;
+	  /* The padding before it ends the symbol's function.  */
+	  if (blk->start < r->functions[f].addr && k >= 0
+	      && sym_func[k] != (size_t) -1)
+	    f = sym_func[k];
 	}
       if (f == (size_t) -1)
 	{
@@ -515,8 +511,10 @@ print_blocks (FILE *out, const struct report *r, enum report_format format)
 	      fprintf (out, "  0x%08" PRIx32 "  %8" PRIu32 "  %16" PRIu64
 		       "  %s", blk->start, blk->size, prof->counts[b],
 		       f->name);
-	      if (blk->start != f->addr)
+	      if (blk->start > f->addr)
 		fprintf (out, "+0x%" PRIx32, blk->start - f->addr);
+	      else if (blk->start < f->addr)
+		fprintf (out, "-0x%" PRIx32, f->addr - blk->start);
 	      putc ('\n', out);
 	    }
 	}
