@@ -413,22 +413,60 @@ static const char *const noreturn_imports[] = {
   NULL
 };
 
+/* A malloc'd array of the dynamic symbols of OBJ by their index in
+   .dynsym (NULL where it has none), *N of them.  NULL when out of
+   memory.  */
+
+static const struct object_symbol **
+dynamic_symbols (const struct mips_object *obj, uint32_t *n)
+{
+  const struct object_symbol **dyn;
+
+  *n = 0;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= *n)
+      *n = obj->symbols[i].index + 1;
+  dyn = calloc (*n + 1, sizeof *dyn);
+  if (dyn == NULL)
+    return NULL;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic)
+      dyn[obj->symbols[i].index] = &obj->symbols[i];
+  return dyn;
+}
+
+/* The named dynamic symbol of OBJ whose global GOT slot is K (DYN, N:
+   dynamic_symbols), or NULL.  */
+
+static const struct object_symbol *
+slot_symbol (const struct mips_object *obj,
+	     const struct object_symbol *const *dyn, uint32_t n, long k)
+{
+  uint32_t index;
+
+  if (k < 0 || (uint64_t) k < obj->dyn.local_gotno)
+    return NULL;
+  index = (uint32_t) k - obj->dyn.local_gotno + obj->dyn.gotsym;
+  if (index >= n || dyn[index] == NULL || dyn[index]->name == NULL)
+    return NULL;
+  return dyn[index];
+}
+
 /* True if block B of E ends in a call through t9, loaded from the GOT
    in the block itself, of a function of another object that never
-   returns (noreturn_imports, or libstdc++'s std::__throw_*).  IMPORTS
-   names the undefined dynamic symbols by index (N of them).  */
+   returns (noreturn_imports, or libstdc++'s std::__throw_*).  DYN names
+   the dynamic symbols by index (N of them: dynamic_symbols).  */
 
 static bool
 calls_noreturn_import (const struct emitter *e, const struct block *b,
-		       const char *const *imports, uint32_t n)
+		       const struct object_symbol *const *dyn, uint32_t n)
 {
   const struct mips_object *obj = &e->a->obj;
   const struct insn *slot;
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
   const struct insn *load = NULL;
+  const struct object_symbol *sym;
   const char *name;
-  long k;
-  uint32_t index;
 
   if (!(b->flags & BLOCK_F_CALL) || ctl == NULL
       || ctl->kind != INSN_ICALL || ctl->rs != REG_T9)
@@ -439,12 +477,11 @@ calls_noreturn_import (const struct emitter *e, const struct block *b,
       if (insn != NULL && (insn->writes & R (REG_T9)))
 	load = insn;
     }
-  if (load == NULL || (k = got_slot (obj, load)) < 0
-      || (uint32_t) k < obj->dyn.local_gotno)
+  if (load == NULL
+      || (sym = slot_symbol (obj, dyn, n, got_slot (obj, load))) == NULL
+      || sym->shndx != SHN_UNDEF)
     return false;
-  index = (uint32_t) k - obj->dyn.local_gotno + obj->dyn.gotsym;
-  if (index >= n || (name = imports[index]) == NULL)
-    return false;
+  name = sym->name;
   if (strncmp (name, "_ZSt", 4) == 0 && strstr (name, "__throw_") != NULL)
     return true;
   for (size_t m = 0; noreturn_imports[m] != NULL; m++)
@@ -463,35 +500,28 @@ mark_cold (const struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
   size_t n = cfg->n_blocks;
-  const struct mips_object *obj = &e->a->obj;
   unsigned char *cold = calloc (n + 1, 1);
-  const char **imports;
-  uint32_t n_dyn = 0;
+  const struct object_symbol **dyn;
+  uint32_t n_dyn;
   bool changed = true;
 
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].index >= n_dyn)
-      n_dyn = obj->symbols[i].index + 1;
-  imports = calloc (n_dyn + 1, sizeof *imports);
-  if (cold == NULL || imports == NULL)
+  dyn = dynamic_symbols (&e->a->obj, &n_dyn);
+  if (cold == NULL || dyn == NULL)
     {
       free (cold);
-      free (imports);
+      free (dyn);
       return NULL;
     }
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].shndx == SHN_UNDEF)
-      imports[obj->symbols[i].index] = obj->symbols[i].name;
   for (size_t i = 0; i < n; i++)
     {
       const struct block *b = &cfg->blocks[i];
       const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
       if (calls_noreturn (e, e->returns, b)
-	  || calls_noreturn_import (e, b, imports, n_dyn)
+	  || calls_noreturn_import (e, b, dyn, n_dyn)
 	  || (last != NULL && (last->flags & INSN_F_TRAP)))
 	cold[i] = 1;
     }
-  free (imports);
+  free (dyn);
   while (changed)
     {
       changed = false;
@@ -1167,10 +1197,8 @@ callee_of (const struct callee_finder *f, uint64_t value, bool direct)
     target = f->got_entry[value - 1];
   else
     {
-      uint32_t index = (uint32_t) (value - 1) - obj->dyn.local_gotno
-		       + obj->dyn.gotsym;
-      if (index >= f->n_dyn || (sym = f->dyn[index]) == NULL
-	  || sym->name == NULL)
+      sym = slot_symbol (obj, f->dyn, f->n_dyn, (long) (value - 1));
+      if (sym == NULL)
 	return 0;
       if (sym->shndx == SHN_UNDEF)
 	{
@@ -1301,19 +1329,13 @@ find_returning_calls (const struct analysis *a, const uint32_t *got_entry,
   f.one_thread = one_thread;
   f.local = obj->e_type == ET_EXEC || obj->pie
 	    || (obj->dyn.flags & DF_SYMBOLIC);
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].index >= f.n_dyn)
-      f.n_dyn = obj->symbols[i].index + 1;
-  f.dyn = calloc (f.n_dyn + 1, sizeof *f.dyn);
+  f.dyn = dynamic_symbols (obj, &f.n_dyn);
   f.got_refs = malloc ((a->relocs.n_by_type[RELOC_GOT_REF] + 1)
 		       * sizeof *f.got_refs);
   ok = callee != NULL && f.dyn != NULL && f.got_refs != NULL
        && find_predecessors (&f);
   if (ok)
     {
-      for (size_t i = 0; i < obj->n_symbols; i++)
-	if (obj->symbols[i].dynamic)
-	  f.dyn[obj->symbols[i].index] = &obj->symbols[i];
       for (size_t i = 0; i < a->relocs.n_entries; i++)
 	if (a->relocs.entries[i].type == RELOC_GOT_REF
 	    && f.n_got_refs < a->relocs.n_by_type[RELOC_GOT_REF])
