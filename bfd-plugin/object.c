@@ -684,6 +684,25 @@ object_section_at (const struct mips_object *obj, uint32_t vaddr)
   return NULL;
 }
 
+const struct object_symbol **
+object_dynsyms_by_index (const struct mips_object *obj, size_t *n)
+{
+  const struct object_symbol **map;
+  size_t len = 0;
+
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic && obj->symbols[i].index >= len)
+      len = obj->symbols[i].index + 1;
+  *n = len;
+  map = calloc (len + 1, sizeof *map);
+  if (map == NULL)
+    return NULL;
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (obj->symbols[i].dynamic)
+      map[obj->symbols[i].index] = &obj->symbols[i];
+  return map;
+}
+
 /* The first section of OBJ named NAME, or NULL.  */
 
 const struct object_section *

@@ -155,6 +155,12 @@ const struct object_section *object_section_at (const struct mips_object *obj,
 const struct object_section *object_section_named (const struct mips_object *obj,
 						   const char *name);
 
+/* A malloc'd array of the .dynsym symbols of OBJ by their index in the
+   table (NULL where it has none), *N of them; NULL when out of
+   memory.  */
+const struct object_symbol **object_dynsyms_by_index
+  (const struct mips_object *obj, size_t *n);
+
 /* True if VADDR lies in an allocated executable section (SHF_EXECINSTR).  */
 bool object_is_code (const struct mips_object *obj, uint32_t vaddr);
 

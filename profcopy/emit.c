@@ -413,34 +413,12 @@ static const char *const noreturn_imports[] = {
   NULL
 };
 
-/* A malloc'd array of the dynamic symbols of OBJ by their index in
-   .dynsym (NULL where it has none), *N of them.  NULL when out of
-   memory.  */
-
-static const struct object_symbol **
-dynamic_symbols (const struct mips_object *obj, uint32_t *n)
-{
-  const struct object_symbol **dyn;
-
-  *n = 0;
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].index >= *n)
-      *n = obj->symbols[i].index + 1;
-  dyn = calloc (*n + 1, sizeof *dyn);
-  if (dyn == NULL)
-    return NULL;
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic)
-      dyn[obj->symbols[i].index] = &obj->symbols[i];
-  return dyn;
-}
-
 /* The named dynamic symbol of OBJ whose global GOT slot is K (DYN, N:
-   dynamic_symbols), or NULL.  */
+   object_dynsyms_by_index), or NULL.  */
 
 static const struct object_symbol *
 slot_symbol (const struct mips_object *obj,
-	     const struct object_symbol *const *dyn, uint32_t n, long k)
+	     const struct object_symbol *const *dyn, size_t n, long k)
 {
   uint32_t index;
 
@@ -455,11 +433,11 @@ slot_symbol (const struct mips_object *obj,
 /* True if block B of E ends in a call through t9, loaded from the GOT
    in the block itself, of a function of another object that never
    returns (noreturn_imports, or libstdc++'s std::__throw_*).  DYN names
-   the dynamic symbols by index (N of them: dynamic_symbols).  */
+   the dynamic symbols by index (N of them: object_dynsyms_by_index).  */
 
 static bool
 calls_noreturn_import (const struct emitter *e, const struct block *b,
-		       const struct object_symbol *const *dyn, uint32_t n)
+		       const struct object_symbol *const *dyn, size_t n)
 {
   const struct mips_object *obj = &e->a->obj;
   const struct insn *slot;
@@ -502,10 +480,10 @@ mark_cold (const struct emitter *e)
   size_t n = cfg->n_blocks;
   unsigned char *cold = calloc (n + 1, 1);
   const struct object_symbol **dyn;
-  uint32_t n_dyn;
+  size_t n_dyn;
   bool changed = true;
 
-  dyn = dynamic_symbols (&e->a->obj, &n_dyn);
+  dyn = object_dynsyms_by_index (&e->a->obj, &n_dyn);
   if (cold == NULL || dyn == NULL)
     {
       free (cold);
@@ -1081,7 +1059,7 @@ struct callee_finder
   const struct analysis *a;
   const uint32_t *got_entry;	/* got_entries.  */
   const struct object_symbol **dyn; /* Dynamic symbols by index.  */
-  uint32_t n_dyn;
+  size_t n_dyn;
   const struct reloc_entry **got_refs; /* RELOC_GOT_REF, by addiu.  */
   size_t n_got_refs;
   unsigned char *entered;	/* Per block: control may come in other than
@@ -1329,7 +1307,7 @@ find_returning_calls (const struct analysis *a, const uint32_t *got_entry,
   f.one_thread = one_thread;
   f.local = obj->e_type == ET_EXEC || obj->pie
 	    || (obj->dyn.flags & DF_SYMBOLIC);
-  f.dyn = dynamic_symbols (obj, &f.n_dyn);
+  f.dyn = object_dynsyms_by_index (obj, &f.n_dyn);
   f.got_refs = malloc ((a->relocs.n_by_type[RELOC_GOT_REF] + 1)
 		       * sizeof *f.got_refs);
   ok = callee != NULL && f.dyn != NULL && f.got_refs != NULL

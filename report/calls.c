@@ -53,29 +53,6 @@ func_at (const struct report_object *ro, uint32_t addr)
   return ro->block_func[ro->order[lo - 1]];
 }
 
-/* Return a malloc'd array mapping the .dynsym indices of OBJ (below
-   DT_MIPS_SYMTABNO or the table's size) to its symbols, or NULL.  Set
-   *N to its length.  */
-
-static const struct object_symbol **
-dynsyms_by_index (const struct mips_object *obj, size_t *n)
-{
-  const struct object_symbol **map;
-  size_t len = 0;
-
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic && obj->symbols[i].index >= len)
-      len = obj->symbols[i].index + 1;
-  *n = len;
-  map = calloc (len + 1, sizeof *map);
-  if (map == NULL)
-    return NULL;
-  for (size_t i = 0; i < obj->n_symbols; i++)
-    if (obj->symbols[i].dynamic)
-      map[obj->symbols[i].index] = &obj->symbols[i];
-  return map;
-}
-
 /* Decode the code word at ADDR of OBJ into *INSN with our own field
    decoder (insn_fields; code_decode's counters show it agreeing with
    libopcodes on every word of the Debian cross libc, both byte orders,
@@ -370,7 +347,7 @@ calls_find (struct report *r, size_t index, const struct mips_object *obj,
   bool ok = false;
 
   *errmsg = NULL;
-  dynsyms = dynsyms_by_index (obj, &n_dynsyms);
+  dynsyms = object_dynsyms_by_index (obj, &n_dynsyms);
   if (dynsyms == NULL || !record_dynsyms (ro, obj))
     goto cleanup;
 
