@@ -227,7 +227,10 @@ analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
       to = cfg_block_at (cfg, r->target);
       if (from == NULL)
 	continue;
-      if (to == NULL || to->start != r->target)
+      /* A table whose size is not proven may send its jump elsewhere
+	 too: the jump is no edge of the flow graph.  */
+      if (to == NULL || to->start != r->target
+	  || (r->flags & RELOC_F_UNPROVEN))
 	bad[from - cfg->blocks] = 1;
       else
 	{

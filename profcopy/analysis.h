@@ -41,7 +41,8 @@ bool analysis_run (const char *path, enum analysis_depth depth,
 
 /* The jumps through the switch tables of A's relocation table, as
    edges between blocks, in *EDGES (malloc'd; *N of them); none for a
-   jump one of whose targets starts no block.  False when out of
+   jump one of whose targets starts no block, or whose table's size is
+   not proven (RELOC_F_UNPROVEN).  False when out of
    memory.  */
 bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
 			   size_t *n);

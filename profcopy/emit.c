@@ -70,7 +70,24 @@
 #define FUNCT_MULTU	0x19
 #define FUNCT_ADDU	0x21
 #define FUNCT_SUBU	0x23
+#define FUNCT_OR	0x25
 #define FUNCT_SLTU	0x2b
+
+/* System call numbers of o32 MIPS Linux (asm/unistd.h: 4000 + N).  */
+#define SYS_FORK	4002
+#define SYS_EXECVE	4011
+#define SYS_CLONE	4120
+#define SYS_EXIT_GROUP	4246
+#define SYS_EXECVEAT	4356
+#define SYS_CLONE3	4435
+
+/* Words of put_syscall_hook.  */
+#define SYSHOOK_WORDS	15
+
+/* table_jumps: a jump through switch tables that are all known, or
+   through one of gp-relative words whose size no check proves.  */
+#define TABLE_JR_PROVEN	1
+#define TABLE_JR_GPREL	2
 
 #define ADDU_GP_GP_T9	0x0399e021u
 #define ADDU_GP_GP_RA	0x039fe021u
@@ -3546,13 +3563,73 @@ table_jumps (const struct emitter *e)
   unsigned char *table_jr = calloc (e->n_words + 1, 1);
 
   for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
-    if (a->relocs.entries[k].type == RELOC_JUMP_TABLE)
-      {
-	long w = emit_word_index (e, a->relocs.entries[k].aux2);
-	if (w >= 0)
-	  table_jr[w] = 1;
-      }
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      if (r->type == RELOC_JUMP_TABLE)
+	{
+	  long w = emit_word_index (e, r->aux2);
+	  if (w < 0)
+	    continue;
+	  if (table_jr[w] == 0)
+	    table_jr[w] = TABLE_JR_PROVEN;
+	  if ((r->flags & RELOC_F_UNPROVEN) && r->via == VIA_GPREL)
+	    table_jr[w] = TABLE_JR_GPREL;
+	}
+    }
   return table_jr;
+}
+
+/* Per function of E's object, 1 when it computes a gp-relative address
+   (`addu x,y,gp`) that is not the element of a switch table the
+   relocation table knows: such a value is a switch table's element
+   that no walk followed to its jump, which then needs the gp guard of
+   put_xlate.  NULL when out of memory.  */
+
+static unsigned char *
+gp_guarded_functions (const struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  unsigned char *known = calloc (e->n_words + 1, 1);
+  unsigned char *guard = calloc (cfg->n_funcs + 1, 1);
+
+  if (known == NULL || guard == NULL)
+    {
+      free (known);
+      free (guard);
+      return NULL;
+    }
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      long w;
+      if (r->type == RELOC_JUMP_TABLE && r->via == VIA_GPREL
+	  && (w = emit_word_index (e, r->index)) >= 0)
+	known[w] = 1;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      if (guard[b->func])
+	continue;
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, at);
+	  unsigned other;
+	  if (insn == NULL || insn->op != 0 || (insn->word & 0x3f) != FUNCT_ADDU
+	      || insn->rd == REG_ZERO || insn->rd == REG_GP
+	      || (insn->rs != REG_GP && insn->rt != REG_GP))
+	    continue;
+	  other = insn->rs == REG_GP ? insn->rt : insn->rs;
+	  if (other == REG_ZERO || other == REG_GP
+	      || known[emit_word_index (e, at)])
+	    continue;
+	  guard[b->func] = 1;
+	  break;
+	}
+    }
+  free (known);
+  return guard;
 }
 
 /* Plan the run-time translation of every indirect jump and call whose
@@ -3562,14 +3639,37 @@ table_jumps (const struct emitter *e)
    through switch tables (rewritten) and through registers just loaded
    from the GOT (rewritten) need none.  */
 
-static void
-plan_translations (struct emitter *e)
+/* True if the program itself reads gp in block B before the word at AT
+   and nothing writes gp in between: a switch table's `addu x,y,gp'
+   just before its jump, where the gp dataflow lost track (a gp
+   restored through the frame pointer, say).  The program relies on gp
+   there, so the translation may too: every gp the copy computes is the
+   new one.  */
+
+static bool
+gp_read_before (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  while (at > b->start)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, at -= 4);
+      if (insn == NULL || (insn->writes & R (REG_GP)))
+	return false;
+      if (insn->reads & R (REG_GP))
+	return true;
+    }
+  return false;
+}
+
+static bool
+plan_translations (struct emitter *e, char **errmsg)
 {
   const struct analysis *a = e->a;
   const struct code *code = &a->code;
   unsigned char *table_jr = table_jumps (e);
+  unsigned char *guarded = gp_guarded_functions (e);
   struct preds pr = { NULL, NULL, NULL };
   bool have_preds = preds_build (e, &pr);
+  bool ok = true;
 
   for (size_t s = 0; s < code->n_sections; s++)
     for (size_t i = 0; i < code->sections[s].n_insns; i++)
@@ -3579,14 +3679,20 @@ plan_translations (struct emitter *e)
 	const struct block *b;
 	struct snippet *sn = &e->xlate[w];
 	int budget = 16;
+	bool guard;
 
 	sn->kind = 0xff;
 	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
 	  continue;
-	if ((table_jr != NULL && table_jr[w]) || reg_from_got (e, insn, insn->rs))
-	  continue;
 	b = cfg_block_at (&a->cfg, insn->addr);
-	if (b != NULL && have_preds
+	guard = insn->kind == INSN_IJUMP
+		&& ((table_jr != NULL && table_jr[w] == TABLE_JR_GPREL)
+		    || (guarded != NULL && b != NULL && guarded[b->func]));
+	if (!guard
+	    && ((table_jr != NULL && table_jr[w] != 0)
+		|| reg_from_got (e, insn, insn->rs)))
+	  continue;
+	if (!guard && b != NULL && have_preds
 	    && got_on_all_paths (e, &pr, (size_t) (b - a->cfg.blocks),
 				 insn->addr, insn->rs, &budget))
 	  continue;
@@ -3594,9 +3700,23 @@ plan_translations (struct emitter *e)
 	   leaf functions without a gp prologue call through pointers
 	   too, and a jump into the original code there runs it with
 	   the switch tables already rewritten for the new.  */
-	if (b == NULL || (!e->gp_valid[w] && !e->fixed_address)
+	if (b == NULL
+	    || (!e->gp_valid[w] && !e->fixed_address
+		&& !(guard && gp_read_before (e, b, insn->addr)))
 	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
 	  {
+	    if (guard)
+	      {
+		/* Its target may be a gp-relative word that nothing
+		   rewrote: it would land in the new segment's data.  */
+		ok = false;
+		if (asprintf (errmsg, "0x%08x: an indirect jump that"
+			      " may go through a switch table of gp-relative"
+			      " words cannot be translated (no valid gp"
+			      " there)", insn->addr) < 0)
+		  *errmsg = NULL;
+		goto out;
+	      }
 	    e->n_xlate_skipped++;
 	    continue;
 	  }
@@ -3605,10 +3725,95 @@ plan_translations (struct emitter *e)
 							insn->addr),
 				       insn->addr),
 		     2, 0, R (insn->rs) | R (REG_RA));
+	sn->guard = guard;
 	e->n_xlate++;
+	e->n_xlate_guarded += guard;
       }
+ out:
   free (table_jr);
+  free (guarded);
   preds_free (&pr);
+  return ok;
+}
+
+/* The system calls that the runtime must see before they are made
+   (runtime/hook.S): exit_group (the profile is written there, after
+   every destructor), the exec calls (it is written before the image
+   goes) and the calls that make processes (fork, and clone, which may
+   make a child that shares this memory).  */
+
+static bool
+hooked_syscall (uint32_t nr)
+{
+  switch (nr)
+    {
+    case SYS_EXIT_GROUP:
+    case SYS_EXECVE:
+    case SYS_EXECVEAT:
+    case SYS_FORK:
+    case SYS_CLONE:
+    case SYS_CLONE3:
+      return true;
+    default:
+      return false;
+    }
+}
+
+/* The system call number that v0 holds at the syscall instruction AT
+   of block B: the value of the block's last `li v0,N' before AT
+   (addiu or ori from zero), or -1 when v0 is set otherwise or before
+   the block.  */
+
+static long
+syscall_number (const struct code *code, const struct block *b, uint32_t at)
+{
+  while (at > b->start)
+    {
+      const struct insn *insn = code_insn_at (code, at -= 4);
+      if (insn == NULL)
+	return -1;
+      if (!(insn->writes & R (REG_V0)))
+	continue;
+      if ((insn->op == OP_ADDIU || insn->op == OP_ORI)
+	  && insn->rs == REG_ZERO && insn->rt == REG_V0)
+	return insn->op == OP_ORI ? (long) (insn->imm & 0xffff)
+	       : (long) insn->imm;
+      return -1;
+    }
+  return -1;
+}
+
+/* Mark the system calls of E that call the runtime's syscall hook
+   first: those whose number may be one of hooked_syscall's (when the
+   number is not a constant of the block, the hook itself looks).  A
+   system call in a delay slot or between an ll and its sc has no room
+   before it and is left alone.  */
+
+static void
+mark_syscall_hooks (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, at);
+	  long w = emit_word_index (e, at), nr;
+	  if (insn == NULL || w < 0 || insn->op != 0
+	      || (insn->word & 0x3f) != FUNCT_SYSCALL
+	      || (insn->flags & INSN_F_SLOT) || e->in_llsc[w])
+	    continue;
+	  nr = syscall_number (&a->code, b, at);
+	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
+	    continue;
+	  e->sys_hook[w] = 1;
+	  e->n_sys_hooks++;
+	  if (nr == SYS_EXIT_GROUP)
+	    e->exit_hooked = true;
+	}
+    }
 }
 
 /* Mark the words between each ll and its sc: an ll there (ours) would
@@ -4186,6 +4391,9 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   e->calls = calls;
   e->probe = calloc (total + 1, 1);
+  e->sys_hook = calloc (total + 1, 1);
+  if (e->sys_hook == NULL)
+    goto nomem;
   /* The probe sites' tables: only --calls has any.  */
   if (calls)
     {
@@ -4201,6 +4409,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   mark_entered (e);
   mark_llsc (e);
+  mark_syscall_hooks (e);
   e->returns = malloc (a->cfg.n_funcs + 1);
   if (e->returns == NULL || !find_returning (e, e->returns))
     goto nomem;
@@ -4296,7 +4505,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     }
   if (!assign_window (e))
     goto nomem;
-  plan_translations (e);
+  if (!plan_translations (e, errmsg))
+    return false;
   count_plans (e);
   return true;
 
@@ -4401,12 +4611,15 @@ invert_branch (uint32_t word)
     }
 }
 
+static uint32_t gp_guard_words (const struct emitter *e);
+
 /* Words of the translation planned in SN.  */
 
 static uint32_t
-xlate_words (const struct snippet *sn)
+xlate_words (const struct emitter *e, const struct snippet *sn)
 {
-  return 14 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0);
+  return 14 + (sn->guard ? gp_guard_words (e) : 0)
+	 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0);
 }
 
 /* One layout pass: fill map and insn_new and set text_size.  */
@@ -4603,7 +4816,9 @@ layout_pass (struct emitter *e)
 	    layout_probe_site (e, w, &pc, &last_stub,
 			       (e->probe[w] & PROBE_ENTRY) != 0);
 	  if (e->xlate[w].kind != 0xff)
-	    pc += 4 * xlate_words (&e->xlate[w]);
+	    pc += 4 * xlate_words (e, &e->xlate[w]);
+	  if (e->sys_hook[w])
+	    pc += 4 * SYSHOOK_WORDS;
 	  e->insn_new[w] = pc;
 	  if (at != b->start)
 	    e->map[w] = pc;
@@ -5794,6 +6009,80 @@ put_got_value (struct cursor *c, unsigned reg, uint32_t k)
   put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
 }
 
+/* Write the call of the runtime's syscall hook that goes before a
+   system call (mark_syscall_hooks): through the syscall_hook word of
+   the segment header, which the runtime fills when it starts (0 until
+   then: no call), found relative to a bal, so that no valid gp is
+   needed.  ra and t9 are kept below sp, at and every other register by
+   the hook itself; the system call then runs with the registers the
+   program set.  SYSHOOK_WORDS words.  */
+
+static void
+put_syscall_hook (struct cursor *c)
+{
+  const struct emitter *e = c->e;
+  uint32_t anchor = c->pc + 20, hi;
+  int32_t lo;
+
+  split_hi_lo (e->syscall_hook_slot - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_SW, REG_SP, REG_T9, 8));
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, itype (OP_SW, REG_SP, REG_AT, 4));
+  /* anchor: at = the slot's address; t9 = the hook.  */
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_LW, REG_AT, REG_T9, (uint32_t) lo));
+  put (c, itype (OP_BEQ, REG_T9, 0, 3));	/* beqz t9, over the call */
+  put (c, itype (OP_LW, REG_SP, REG_AT, 4));
+  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, 0);
+  put (c, itype (OP_LW, REG_SP, REG_T9, 8));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+}
+
+/* Words of put_gp_guard.  */
+
+static uint32_t
+gp_guard_words (const struct emitter *e)
+{
+  return e->fixed_address ? 13 : 11;
+}
+
+/* Write the gp guard of a translation of register X with the scratch
+   registers R1 and R2: a switch table's word that no one rewrote is an
+   offset from the original gp, so X holds the case's original address
+   plus the distance DELTA that gp moved by (the new GOT's from the
+   old).  If X - DELTA is an address of the original code, X becomes
+   that, which the translation then maps.  build() keeps the range that
+   such values fall in, [start + DELTA, end + DELTA), clear of any code,
+   so no pointer to real code is taken for one.  */
+
+static void
+put_gp_guard (struct cursor *c, unsigned x, unsigned r1, unsigned r2)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  uint32_t hi, start_words = e->fixed_address ? 2 : 1;
+  int32_t lo;
+
+  split_hi_lo (e->a->obj.gp - g->gp, &hi, &lo);
+  put (c, itype (OP_LUI, 0, r1, hi));
+  put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
+  put (c, addu (r1, x, r1));
+  /* if r1 < end && !(r1 < start), x = r1.  */
+  put_got_value (c, r2, GOT_OLD_END (g));
+  put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
+  put (c, itype (OP_BEQ, r2, 0, start_words + 4));	/* beqz */
+  put_got_value (c, r2, GOT_OLD_START (g));
+  put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
+  put (c, itype (OP_BNE, r2, 0, 2));			/* bnez */
+  put (c, 0);
+  put (c, rtype (FUNCT_OR, r1, 0, x, 0));
+}
+
 /* Write the run-time translation of the register of the indirect jump
    INSN with the scratch registers of SN: if it holds an address of the
    original code, replace it by the new address from the map.  The
@@ -5814,6 +6103,8 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   int32_t lo;
 
   put_spill (c, sn);
+  if (sn->guard)
+    put_gp_guard (c, x, r1, r2);
   /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
      r1 = x - start.  */
   put_got_value (c, r1, GOT_OLD_END (g));
@@ -6212,6 +6503,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	    }
 	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
+	  if (e->sys_hook[emit_word_index (e, at)])
+	    put_syscall_hook (&c);
 	  if (insn == NULL)
 	    {
 	      *errmsg = strdup ("internal error: a block word has no record");
@@ -6272,6 +6565,7 @@ emit_free (struct emitter *e)
   free (e->invert);
   free (e->edge_ok);
   free (e->xlate);
+  free (e->sys_hook);
   free (e->window_slot);
   free (e->window_blocks);
   free (e->edge_owner);

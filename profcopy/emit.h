@@ -66,6 +66,8 @@ struct snippet
 				   (leaves_by_jump).  */
   int16_t saved_gp;		/* COUNT_SAVED_GP: the frame slot (from sp)
 				   that holds gp.  */
+  bool guard;			/* A translation: with the gp guard first
+				   (emit.c, put_gp_guard).  */
 };
 
 /* New GOT entries after the counter chunks.  */
@@ -176,6 +178,12 @@ struct emitter
   unsigned char *edge_ok;	/* Per block: its branch edges may have
 				   counters (mark_edge_candidates).  */
   size_t n_edge_candidates;
+  uint8_t *sys_hook;		/* Per system call: the runtime's syscall
+				   hook is called before it.  */
+  size_t n_sys_hooks;
+  bool exit_hooked;		/* Some hooked system call is exit_group.  */
+  uint32_t syscall_hook_slot;	/* Address of the segment header's word
+				   that holds the hook's address.  */
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
@@ -236,6 +244,7 @@ struct emitter
   size_t n_edge;
   size_t n_edge_counters;
   size_t n_xlate, n_xlate_skipped;
+  size_t n_xlate_guarded;	/* Of the translations, with the gp guard.  */
 };
 
 struct symbol_scope;

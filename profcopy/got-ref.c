@@ -36,14 +36,27 @@
 #include "reloc-finders.h"
 
 #define OP_ADDIU	0x09
+#define OP_SLTIU	0x0b
+#define OP_ANDI		0x0c
+#define OP_ORI		0x0d
 #define OP_LUI		0x0f
 #define OP_LW		0x23
-#define OP_SLTIU	0x0b
+#define OP_LBU		0x24
+#define OP_LHU		0x25
 #define OP_SW		0x2b
+#define FUNCT_SLL	0x00
 #define FUNCT_ADDU	0x21
+#define FUNCT_OR	0x25
+#define FUNCT_SLTU	0x2b
 
-/* How far back from a table's jr to look for the bound check.  */
-#define BOUND_LOOKBACK	48
+/* How far a proof of a table's bound walks back from the addu that
+   indexes the table: instructions on one path, and paths.  */
+#define BOUND_STEPS	96
+#define BOUND_PATHS	32
+
+/* How many stack slots and register copies an entry loaded from a
+   table may pass through before its jump.  */
+#define ENTRY_HOPS	6
 
 enum table_kind
 {
@@ -58,9 +71,25 @@ struct jump_table
   uint32_t base;		/* Address of the first entry.  */
   uint32_t jr;			/* The jump that uses it.  */
   enum table_kind kind;
-  uint32_t add;			/* TABLE_LABEL: the addu of the label.  */
+  uint32_t add;			/* TABLE_LABEL: the addu of the label;
+				   TABLE_GPREL: the addu of gp.  */
   unsigned label_reg;		/* TABLE_LABEL: the register with the label.  */
   uint32_t label;		/* TABLE_LABEL: the label, once found.  */
+  uint32_t index_add;		/* The addu of the table and the index.  */
+  unsigned index_reg;		/* The index register there (4 x the
+				   entry's number).  */
+};
+
+/* Where an entry loaded from a table goes: the table, the addu that
+   indexed it, and what was added to the entry so far.  */
+struct entry_path
+{
+  uint32_t base;
+  enum table_kind kind;
+  uint32_t add;
+  unsigned label_reg;
+  uint32_t index_add;
+  unsigned index_reg;
 };
 
 /* A constant stored to the stack, to be followed from its reloads.  */
@@ -85,12 +114,45 @@ struct finder
   size_t n_spills, alloc_spills;
   uint32_t *funcs;		/* Sorted function entries known so far.  */
   size_t n_funcs;
+  /* For proving table bounds: the direct branches and jumps as (target,
+     source) pairs sorted by target, and the sorted addresses that
+     control may reach other than by those and by falling in (function
+     entries, code addresses the table holds, switch cases).  Built on
+     first use.  */
+  uint32_t (*branch_in)[2];
+  size_t n_branch_in;
+  uint32_t *entered;
+  size_t n_entered;
+  bool proof_ready;
+  /* The (instruction, register, table) walks follow_entry made, so that
+     copies and spills that go round in circles end: an open-addressed
+     set of N_SEEN keys (a power of two), USED_SEEN of them taken.  */
+  uint64_t *seen;
+  size_t n_seen, used_seen;
 };
 
 static bool
 is_addu (const struct insn *insn)
 {
   return insn->op == 0 && (insn->word & 0x3f) == FUNCT_ADDU;
+}
+
+/* If INSN copies a register to another (`move`: addu or or with zero),
+   return the source register, else 0.  */
+
+static unsigned
+copy_source (const struct insn *insn)
+{
+  unsigned funct = insn->word & 0x3f;
+
+  if (insn->op != 0 || (funct != FUNCT_ADDU && funct != FUNCT_OR)
+      || insn->rd == REG_ZERO || (insn->word >> 6 & 0x1f) != 0)
+    return 0;
+  if (insn->rt == REG_ZERO)
+    return insn->rs;
+  if (insn->rs == REG_ZERO)
+    return insn->rt;
+  return 0;
 }
 
 /* Run a walk of REG from DEF and return a malloc'd copy of the readers
@@ -123,11 +185,10 @@ readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
 }
 
 static bool
-add_table (struct finder *f, uint32_t base, uint32_t jr, enum table_kind kind,
-	   uint32_t add, unsigned label_reg)
+add_table (struct finder *f, const struct entry_path *ep, uint32_t jr)
 {
   for (size_t i = 0; i < f->n_tables; i++)
-    if (f->tables[i].base == base && f->tables[i].jr == jr)
+    if (f->tables[i].base == ep->base && f->tables[i].jr == jr)
       return true;
   if (f->n_tables == f->alloc_tables)
     {
@@ -138,54 +199,143 @@ add_table (struct finder *f, uint32_t base, uint32_t jr, enum table_kind kind,
       f->tables = t;
       f->alloc_tables = n;
     }
-  f->tables[f->n_tables].base = base;
+  f->tables[f->n_tables].base = ep->base;
   f->tables[f->n_tables].jr = jr;
-  f->tables[f->n_tables].kind = kind;
-  f->tables[f->n_tables].add = add;
-  f->tables[f->n_tables].label_reg = label_reg;
+  f->tables[f->n_tables].kind = ep->kind;
+  f->tables[f->n_tables].add = ep->add;
+  f->tables[f->n_tables].label_reg = ep->label_reg;
   f->tables[f->n_tables].label = 0;
+  f->tables[f->n_tables].index_add = ep->index_add;
+  f->tables[f->n_tables].index_reg = ep->index_reg;
   f->n_tables++;
   return true;
 }
 
-/* REG, set by DEF, holds a table element loaded from the table at BASE,
-   as an address (KIND TABLE_ABS) or with gp or a label added (the addu
-   at ADD, the label in LABEL_REG).  A jr of it makes BASE a table.  */
+/* Add the walk of REG from DEF along EP to F's set; false if it was
+   there already or memory ran out (*OK false then).  */
+
+static bool
+entry_walk_new (struct finder *f, const struct insn *def, unsigned reg,
+		const struct entry_path *ep, bool *ok)
+{
+  uint64_t key = ((uint64_t) def->addr << 32 | ep->base) ^ ((uint64_t) reg << 2)
+		 ^ ((uint64_t) ep->kind << 8) ^ ((uint64_t) ep->add << 12);
+  size_t mask, i;
+
+  key = key * 0x9e3779b97f4a7c15ull + 1;
+  if (key == 0)
+    key = 1;
+  if (2 * (f->used_seen + 1) > f->n_seen)
+    {
+      size_t n = f->n_seen ? 2 * f->n_seen : 1024;
+      uint64_t *t = calloc (n, sizeof *t);
+      if (t == NULL)
+	{
+	  *ok = false;
+	  return false;
+	}
+      for (size_t k = 0; k < f->n_seen; k++)
+	if (f->seen[k] != 0)
+	  {
+	    for (i = (size_t) (f->seen[k] >> 20) & (n - 1); t[i] != 0;
+		 i = (i + 1) & (n - 1))
+	      continue;
+	    t[i] = f->seen[k];
+	  }
+      free (f->seen);
+      f->seen = t;
+      f->n_seen = n;
+    }
+  mask = f->n_seen - 1;
+  for (i = (size_t) (key >> 20) & mask; f->seen[i] != 0; i = (i + 1) & mask)
+    if (f->seen[i] == key)
+      return false;
+  f->seen[i] = key;
+  f->used_seen++;
+  return true;
+}
+
+/* REG, set by DEF, holds a table element loaded along EP, as an address
+   (TABLE_ABS) or with gp or a label added.  A jr of it makes EP's base
+   a table.  The element may be copied to another register or go
+   through a stack slot (HOPS more times at most) on its way.  */
 
 static bool
 follow_entry (struct finder *f, const struct insn *def, unsigned reg,
-	      uint32_t base, enum table_kind kind, uint32_t add,
-	      unsigned label_reg)
+	      const struct entry_path *ep, int hops)
 {
   bool ok = true;
   size_t n;
-  const struct insn **use = readers (f, def, reg, &n, &ok);
+  const struct insn **use;
 
+  if (!entry_walk_new (f, def, reg, ep, &ok))
+    return ok;
+  use = readers (f, def, reg, &n, &ok);
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
       if (u->kind == INSN_IJUMP && u->rs == reg)
-	ok = add_table (f, base, u->addr, kind, add, label_reg);
-      else if (kind == TABLE_ABS && is_addu (u) && u->rd != REG_ZERO
+	ok = add_table (f, ep, u->addr);
+      else if (hops > 0 && copy_source (u) == reg && u->rd != reg)
+	ok = follow_entry (f, u, u->rd, ep, hops - 1);
+      else if (ep->kind == TABLE_ABS && is_addu (u) && u->rd != REG_ZERO
 	       && (u->rs == reg || u->rt == reg) && u->rs != u->rt)
 	{
 	  unsigned other = u->rs == reg ? u->rt : u->rs;
+	  struct entry_path next = *ep;
+	  if (other == REG_ZERO)
+	    continue;
+	  next.add = u->addr;
 	  if (other == REG_GP)
-	    ok = follow_entry (f, u, u->rd, base, TABLE_GPREL, 0, 0);
-	  else if (other != REG_ZERO)
-	    ok = follow_entry (f, u, u->rd, base, TABLE_LABEL, u->addr, other);
+	    next.kind = TABLE_GPREL;
+	  else
+	    {
+	      next.kind = TABLE_LABEL;
+	      next.label_reg = other;
+	    }
+	  ok = follow_entry (f, u, u->rd, &next, hops);
+	}
+      else if (hops > 0 && u->op == OP_SW && u->rs == REG_SP
+	       && u->rt == reg)
+	{
+	  /* The element waits in a stack slot: follow it from every
+	     reload that can see the store.  */
+	  size_t m;
+	  const struct insn **reloads;
+	  if (!regflow_follow_slot (f->rf, u))
+	    {
+	      ok = false;
+	      break;
+	    }
+	  m = f->rf->n_uses;
+	  if (m == 0)
+	    continue;
+	  reloads = malloc (m * sizeof *reloads);
+	  if (reloads == NULL)
+	    {
+	      ok = false;
+	      break;
+	    }
+	  memcpy (reloads, f->rf->uses, m * sizeof *reloads);
+	  for (size_t k = 0; ok && k < m; k++)
+	    if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
+	      ok = follow_entry (f, reloads[k], reloads[k]->rt, ep,
+				 hops - 1);
+	  free (reloads);
 	}
     }
   free (use);
   return ok;
 }
 
-/* REG, set by DEF, holds the constant C plus an index.  A load through
-   it reads an element of the table at C plus the load's offset.  */
+/* REG, set by DEF (the addu of the table's address and the index
+   register INDEX_REG), holds the constant C plus an index.  A load
+   through it reads an element of the table at C plus the load's
+   offset.  */
 
 static bool
 follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
-		uint32_t c)
+		uint32_t c, unsigned index_reg)
 {
   bool ok = true;
   size_t n;
@@ -195,7 +345,11 @@ follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
     {
       const struct insn *u = use[i];
       if (u->op == OP_LW && u->rs == reg && u->rt != REG_ZERO)
-	ok = follow_entry (f, u, u->rt, c + (uint32_t) u->imm, TABLE_ABS, 0, 0);
+	{
+	  struct entry_path ep = { c + (uint32_t) u->imm, TABLE_ABS, 0, 0,
+				   def->addr, index_reg };
+	  ok = follow_entry (f, u, u->rt, &ep, ENTRY_HOPS);
+	}
     }
   free (use);
   return ok;
@@ -331,7 +485,9 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	      const struct insn **use2 = readers (f, u, u->rt, &m, &ok);
 	      for (size_t k = 0; ok && k < m; k++)
 		if (is_addu (use2[k]) && use2[k]->rd != REG_ZERO)
-		  ok = follow_indexed (f, use2[k], use2[k]->rd, t);
+		  ok = follow_indexed (f, use2[k], use2[k]->rd, t,
+				       use2[k]->rs == u->rt ? use2[k]->rt
+				       : use2[k]->rs);
 		else if (use2[k]->op == OP_SW && use2[k]->rs == REG_SP
 			 && use2[k]->rt == u->rt && !is_reload (def))
 		  ok = add_spill (f, use2[k], t, 0, origin);
@@ -339,7 +495,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	    }
 	}
       else if (is_addu (u) && u->rd != REG_ZERO)
-	ok = follow_indexed (f, u, u->rd, c);
+	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
       else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
 	ok = add_spill (f, u, c, slot_addr, origin);
       else if (slot_addr != 0 && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
@@ -437,22 +593,329 @@ follow_spills (struct finder *f)
   return ok;
 }
 
-/* The bound N of `sltiu t,index,N` closest before JR, or 0.  */
+/* Proving a table's bound.  The index that selects an entry is bounded
+   on a path by a mask (`andi i,x,M`), by a byte or halfword load, or by
+   a range check (`sltiu c,i,N` or `sltu c,i,r` with r a constant, and a
+   branch on c) whose in-range edge the path takes, as long as nothing
+   else writes the index between there and the table's addu.  The
+   table's bound is the largest bound over every path that reaches the
+   addu; a path that meets anything else (a function entry, an address
+   the relocation table or a switch reaches, a call, another write of
+   the index, the walk's limits) leaves the table unproven.  */
+
+static int
+compare_pair (const void *pa, const void *pb)
+{
+  const uint32_t *a = pa, *b = pb;
+
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Build F's branch_in and entered lists.  False when out of memory.  */
+
+static bool
+proof_prepare (struct finder *f)
+{
+  const struct code *code = f->code;
+  const struct reloc_table *table = f->table;
+  size_t n = 0, k = 0;
+
+  if (f->proof_ready)
+    return true;
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	if (insn->kind == INSN_BRANCH || insn->kind == INSN_JUMP
+	    || insn->kind == INSN_CALL)
+	  n++;
+      }
+  f->branch_in = malloc ((n + 1) * sizeof *f->branch_in);
+  f->entered = malloc ((table->n_entries + f->rf->n_jump_edges + n + 1)
+		       * sizeof *f->entered);
+  if (f->branch_in == NULL || f->entered == NULL)
+    return false;
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	if (insn->kind == INSN_BRANCH || insn->kind == INSN_JUMP)
+	  {
+	    f->branch_in[k][0] = insn->target;
+	    f->branch_in[k][1] = insn->addr;
+	    k++;
+	  }
+      }
+  qsort (f->branch_in, k, sizeof *f->branch_in, compare_pair);
+  f->n_branch_in = k;
+  k = 0;
+  for (size_t i = 0; i < table->n_entries; i++)
+    f->entered[k++] = table->entries[i].target;
+  /* A call enters a function, which may have no entry in the table.  */
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      if (code->sections[s].insns[i].kind == INSN_CALL)
+	f->entered[k++] = code->sections[s].insns[i].target;
+  for (size_t i = 0; i < f->rf->n_jump_edges; i++)
+    f->entered[k++] = f->rf->jump_edges[i][1];
+  qsort (f->entered, k, sizeof *f->entered, compare_u32);
+  f->n_entered = k;
+  f->proof_ready = true;
+  return true;
+}
+
+static bool
+is_entered (const struct finder *f, uint32_t addr)
+{
+  size_t a = 0, b = f->n_entered;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (f->entered[mid] < addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  return (a < f->n_entered && f->entered[a] == addr)
+	 || bsearch (&addr, f->funcs, f->n_funcs, sizeof *f->funcs,
+		     compare_u32) != NULL;
+}
+
+/* The first of F's branch_in pairs whose target is ADDR.  */
+
+static size_t
+first_branch_in (const struct finder *f, uint32_t addr)
+{
+  size_t a = 0, b = f->n_branch_in;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (f->branch_in[mid][0] < addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  return a;
+}
+
+/* One path of a proof, walking back: the tracked register REG holds the
+   index (scaled by 4 while SCALED) just before the instruction at AT.
+   EDGE says how the path left the branch at AT - 4 when AT - 4 is the
+   branch and the path came through its taken (1) or fall-through (2)
+   edge, else 0.  */
+struct bound_path
+{
+  uint32_t at;
+  unsigned reg;
+  bool scaled;
+  int edge;
+  int steps;
+};
+
+enum { EDGE_NONE, EDGE_TAKEN, EDGE_FALL };
+
+/* The constant that the instruction before BRANCH (within a few words,
+   none of which writes REG or C) compares the tracked register REG
+   against for C, `sltiu c,reg,N` or `sltu c,reg,r` with `li r,N`; 0 if
+   there is none.  */
 
 static uint32_t
-bound_check (const struct code *code, uint32_t jr)
+range_check (const struct finder *f, uint32_t branch, unsigned c,
+	     unsigned reg)
 {
-  for (uint32_t k = 1; k <= BOUND_LOOKBACK && jr >= 4 * k; k++)
+  unsigned limit_reg = 0;
+
+  for (uint32_t k = 1; k <= 8 && branch >= 4 * k; k++)
     {
-      const struct insn *insn = code_insn_at (code, jr - 4 * k);
-      if (insn == NULL)
-	break;
-      if (insn->op == OP_SLTIU)
-	return (uint32_t) insn->imm & 0xffff;
-      if (insn->kind == INSN_RETURN || insn->kind == INSN_IJUMP)
-	break;
+      const struct insn *insn = code_insn_at (f->code, branch - 4 * k);
+      if (insn == NULL || insn->kind != INSN_OTHER
+	  || (k > 1 && is_entered (f, branch - 4 * (k - 1))))
+	return 0;
+      if (limit_reg != 0 && (insn->writes & REG_BIT (limit_reg)))
+	{
+	  if ((insn->op == OP_ADDIU || insn->op == OP_ORI)
+	      && insn->rs == REG_ZERO && insn->rt == limit_reg)
+	    return insn->op == OP_ORI ? (uint32_t) insn->imm & 0xffff
+		   : (uint32_t) insn->imm;
+	  return 0;
+	}
+      if (insn->writes & REG_BIT (c))
+	{
+	  if (insn->op == OP_SLTIU && insn->rt == c && insn->rs == reg)
+	    return (uint32_t) insn->imm;
+	  if (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SLTU
+	      && insn->rd == c && insn->rs == reg && insn->rt != REG_ZERO
+	      && insn->rt != reg)
+	    {
+	      limit_reg = insn->rt;
+	      continue;
+	    }
+	  return 0;
+	}
+      if (insn->writes & REG_BIT (reg))
+	return 0;
     }
   return 0;
+}
+
+/* What the instruction INSN on path P says of the index: a bound (the
+   number of entries, > 0), 0 to go on (P updated), or -1 when the path
+   cannot be proven.  */
+
+static int64_t
+bound_step (const struct finder *f, const struct insn *insn,
+	    struct bound_path *p)
+{
+  unsigned reg = p->reg;
+
+  if (insn->kind == INSN_BRANCH && p->edge != EDGE_NONE
+      && (insn->op == 0x04 || insn->op == 0x05
+	  || insn->op == 0x14 || insn->op == 0x15)	/* beq, bne(l) */
+      && insn->rt == REG_ZERO && insn->rs != REG_ZERO)
+    {
+      /* beqz c leaves the range when taken, bnez c enters it.  */
+      bool bnez = insn->op == 0x05 || insn->op == 0x15;
+      uint32_t n = range_check (f, insn->addr, insn->rs, reg);
+      if (n != 0 && (p->edge == EDGE_TAKEN) == bnez)
+	return p->scaled ? (n + 3) / 4 : n;
+      return 0;
+    }
+  if (insn->kind != INSN_OTHER)
+    return insn->kind == INSN_BRANCH ? 0 : -1;
+  if (!(insn->writes & REG_BIT (reg)))
+    return 0;
+  if (insn->op == OP_ANDI && insn->rt == reg)
+    {
+      uint32_t m = (uint32_t) insn->imm & 0xffff;
+      return p->scaled ? (m >> 2) + 1 : (int64_t) m + 1;
+    }
+  if ((insn->op == OP_LBU || insn->op == OP_LHU) && insn->rt == reg
+      && !p->scaled)
+    return insn->op == OP_LBU ? 256 : 65536;
+  if (p->scaled && insn->op == 0 && (insn->word & 0x3f) == FUNCT_SLL
+      && insn->rd == reg && (insn->word >> 6 & 0x1f) == 2
+      && insn->rt != REG_ZERO)
+    {
+      p->reg = insn->rt;
+      p->scaled = false;
+      return 0;
+    }
+  if (copy_source (insn) != 0 && insn->rd == reg)
+    {
+      p->reg = copy_source (insn);
+      return 0;
+    }
+  return -1;
+}
+
+/* The number of entries that the index of table T can select, proven on
+   every path to its addu; 0 if that cannot be proven.  */
+
+static uint32_t
+prove_bound (struct finder *f, const struct jump_table *t)
+{
+  struct bound_path stack[BOUND_PATHS];
+  size_t depth = 0, paths = 1;
+  uint32_t bound = 0;
+
+  if (t->index_add == 0 || t->index_reg == REG_ZERO || !proof_prepare (f))
+    return 0;
+  stack[depth++] = (struct bound_path) { t->index_add, t->index_reg, true,
+					 EDGE_NONE, 0 };
+  while (depth > 0)
+    {
+      struct bound_path p = stack[--depth];
+      for (;;)
+	{
+	  const struct insn *prev, *before;
+	  int64_t r;
+
+	  if (++p.steps > BOUND_STEPS || p.at < 4)
+	    return 0;
+	  prev = code_insn_at (f->code, p.at - 4);
+	  if (prev == NULL)
+	    return 0;
+	  if (p.edge != EDGE_NONE)
+	    {
+	      /* PREV is the branch the path came through.  */
+	      r = bound_step (f, prev, &p);
+	      p.edge = EDGE_NONE;
+	      if (r < 0)
+		return 0;
+	      if (r > 0)
+		{
+		  bound = bound > r ? bound : (uint32_t) r;
+		  break;
+		}
+	      p.at -= 4;
+	      continue;
+	    }
+	  if (is_entered (f, p.at))
+	    return 0;
+	  /* Branches into AT: each is another path, through the branch's
+	     delay slot and then the branch itself, taken.  */
+	  for (size_t k = first_branch_in (f, p.at);
+	       k < f->n_branch_in && f->branch_in[k][0] == p.at; k++)
+	    {
+	      uint32_t src = f->branch_in[k][1];
+	      const struct insn *slot = code_insn_at (f->code, src + 4);
+	      struct bound_path q = p;
+	      if (slot == NULL || depth == BOUND_PATHS
+		  || ++paths > BOUND_PATHS)
+		return 0;
+	      r = bound_step (f, slot, &q);
+	      if (r < 0)
+		return 0;
+	      if (r > 0)
+		{
+		  bound = bound > r ? bound : (uint32_t) r;
+		  continue;
+		}
+	      q.at = src + 4;
+	      q.edge = EDGE_TAKEN;
+	      stack[depth++] = q;
+	    }
+	  /* Falling in from the word before.  */
+	  before = p.at >= 8 ? code_insn_at (f->code, p.at - 8) : NULL;
+	  if (before != NULL && (before->flags & INSN_F_DELAY))
+	    {
+	      /* PREV is the delay slot of BEFORE.  */
+	      if (before->kind == INSN_JUMP || before->kind == INSN_IJUMP
+		  || before->kind == INSN_RETURN)
+		break;		/* Only the branches into AT reach it.  */
+	      if (before->kind != INSN_BRANCH)
+		return 0;	/* A call comes back here.  */
+	      if (!(before->flags & INSN_F_LIKELY))
+		{
+		  r = bound_step (f, prev, &p);
+		  if (r < 0)
+		    return 0;
+		  if (r > 0)
+		    {
+		      bound = bound > r ? bound : (uint32_t) r;
+		      break;
+		    }
+		}
+	      p.at = before->addr + 4;
+	      p.edge = EDGE_FALL;
+	      continue;
+	    }
+	  r = bound_step (f, prev, &p);
+	  if (r < 0)
+	    return 0;
+	  if (r > 0)
+	    {
+	      bound = bound > r ? bound : (uint32_t) r;
+	      break;
+	    }
+	  p.at -= 4;
+	}
+    }
+  return bound;
 }
 
 /* The target of table word WORD.  */
@@ -582,6 +1045,7 @@ emit_tables (struct finder *f)
 	    continue;
 	}
       uint32_t count = 0, bound, all_code = 0;
+      bool proven;
 
       function_bounds (f, t->jr, &lo, &hi);
       for (size_t k = 0; k < f->n_tables; k++)
@@ -599,17 +1063,26 @@ emit_tables (struct finder *f)
 	    break;
 	  count++;
 	}
-      bound = bound_check (f->code, t->jr);
-      for (uint32_t a = t->base; a < t->base + 4 * bound; a += 4)
+      /* A proven bound extends the scan, never shortens it: the words
+	 after a bounded table that still look like its entries are
+	 entries of a table that shares its jump, or of the next.  The
+	 index may reach further than the table (a mask of 7 bits over
+	 83 cases) as long as no word it reaches there holds a code
+	 address: the program would not go there either.  */
+      bound = prove_bound (f, t);
+      proven = bound != 0;
+      for (uint32_t k = 0; proven && k < bound; k++)
 	{
 	  uint32_t word;
-	  if (!object_read_word (obj, a, &word)
-	      || !object_is_code (obj, table_target (obj, t, word)))
-	    break;
-	  all_code++;
+	  bool code = object_read_word (obj, t->base + 4 * k, &word)
+		      && object_is_code (obj, table_target (obj, t, word));
+	  if (code && all_code == k)
+	    all_code++;
+	  else if (code)
+	    proven = false;
 	}
-      if (bound != 0 && all_code == bound)
-	count = bound;
+      if (proven && all_code > count)
+	count = all_code;
 
       for (uint32_t k = 0; ok && k < count; k++)
 	{
@@ -625,6 +1098,8 @@ emit_tables (struct finder *f)
 	  e.aux = t->base;
 	  e.aux2 = t->jr;
 	  e.info = count;
+	  e.index = t->kind == TABLE_GPREL ? t->add : 0;
+	  e.flags = proven ? 0 : RELOC_F_UNPROVEN;
 	  ok = reloc_table_add (f->table, &e);
 	}
     }
@@ -701,6 +1176,9 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
     ok = follow_spills (&f);
   if (ok)
     ok = emit_tables (&f);
+  free (f.branch_in);
+  free (f.entered);
+  free (f.seen);
   free (f.tables);
   free (f.slot_done);
   free (f.spills);

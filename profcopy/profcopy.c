@@ -165,9 +165,8 @@ usage (FILE *stream, int status)
                                    runtime (one instruction fewer per count;\n\
                                    the objects must be loaded at start-up);\n\
                                    inline, the increment itself; auto (the\n\
-                                   default) is watcher with --whole-program\n\
-                                   or for a program, inline for a shared\n\
-                                   object alone\n\
+                                   default) is inline: the program gets no\n\
+                                   thread it does not have itself\n\
       --use-profile=PROFILE      Place the counters by the block counts of\n\
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
@@ -277,17 +276,17 @@ list_needed (const struct options *opts, const char *file, bool big_endian)
 }
 
 /* Whether OPTS have the runtime's watcher carry the counters' low
-   words of an object (a program if MAIN_PROGRAM): a program is loaded
-   at start-up, where the watcher sees it, as is every object of
-   --whole-program; a shared object rewritten alone may be loaded later,
-   by dlopen.  */
+   words of an object (a program if MAIN_PROGRAM): only when asked for.
+   The watcher is a thread that the program does not have of itself:
+   signals may go to it, /proc/self/task shows it, and under QEMU it
+   makes atomic increments slow; the default (auto) is the inline
+   carry.  */
 
 static bool
 folded_carry (const struct options *opts, bool main_program)
 {
-  return opts->carry == CARRY_WATCHER
-	 || (opts->carry == CARRY_AUTO
-	     && (opts->whole_program || main_program));
+  (void) main_program;
+  return opts->carry == CARRY_WATCHER;
 }
 
 /* What -v says of FOLDED.  */

@@ -59,7 +59,8 @@ struct reloc_entry
   uint32_t info;		/* Type-dependent: see reloc_table_print.  */
   uint32_t aux;			/* Second instruction (addiu) or table base.  */
   uint32_t aux2;		/* GOT slot contents, jr address, pc_end.  */
-  uint32_t index;		/* Symbol index.  */
+  uint32_t index;		/* Symbol index; a gp-relative switch table's
+				   entry: the addu of gp.  */
   uint32_t base;		/* VIA_LABEL: the label the offsets start at.  */
   const char *name;		/* Symbol name.  */
   uint8_t type;			/* enum reloc_type.  */
@@ -72,6 +73,12 @@ struct reloc_entry
    table's jumps are what reads it, so its target is a case label, not
    a function.  */
 #define RELOC_F_TABLE_SLOT	0x01
+
+/* A RELOC_JUMP_TABLE entry of a table whose number of entries no check
+   of the index proves: the entries found are those a scan of the table
+   finds, and the table's jump may meet others, which the rewriter
+   translates at run time (emit.c).  */
+#define RELOC_F_UNPROVEN	0x02
 
 struct reloc_table
 {

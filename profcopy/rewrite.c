@@ -631,6 +631,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 
   e->probe_slots = sb->vaddr + (uint32_t) hdr
 		   + offsetof (struct pc_segment_header, probe_enter);
+  e->syscall_hook_slot = sb->vaddr + (uint32_t) hdr
+			 + offsetof (struct pc_segment_header, syscall_hook);
   /* The text first: its size decides every later address.  */
   text_off = (sb->size + 15) & ~(size_t) 15;
   if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg)
@@ -640,6 +642,31 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     goto nomem;
   text_start = e->old_start;
   text_end = e->old_end;
+  /* The gp guard (emit.c, put_gp_guard) takes the values in
+     [TEXT_START, TEXT_END) plus the distance between the new GOT and
+     the old for switch table words: that range must hold no code, so
+     the new GOT goes at least as far after the new text as the old
+     GOT is after the original code; padding makes up what the tables
+     in between do not.  */
+  if (e->n_xlate_guarded > 0)
+    {
+      uint64_t need, between;
+      if (obj->got_addr < text_end)
+	{
+	  if (asprintf (errmsg, "the GOT (0x%08x) lies before the end of"
+			" the code (0x%08x): gp-relative switch tables"
+			" cannot be guarded", obj->got_addr, text_end) < 0)
+	    *errmsg = NULL;
+	  goto fail;
+	}
+      need = (uint64_t) obj->got_addr - text_start;
+      between = (uint64_t) (text_end - text_start) + 8 * cfg->n_blocks
+		+ 4 * (uint64_t) e->n_window
+		+ (e->derive.n_measured < cfg->n_blocks ? derive_size (e) : 0);
+      if (need > between
+	  && seg_reserve (sb, (size_t) (need - between), 16) == (size_t) -1)
+	goto nomem;
+    }
   map_off = seg_reserve (sb, text_end - text_start, 4);
   blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
   if (e->n_window > 0)
@@ -660,6 +687,14 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     goto nomem;
   e->got.addr = sb->vaddr + (uint32_t) got_off;
   e->window = sb->vaddr + (uint32_t) window_off;
+  if (e->n_xlate_guarded > 0
+      && (uint64_t) got_off - (text_off + e->text_size)
+	 < (uint64_t) obj->got_addr - text_start)
+    {
+      *errmsg = strdup ("internal error: the gp guard's range overlaps the"
+			" new code");
+      goto fail;
+    }
   if (e->n_window > 0)
     {
       unsigned char *wb = sb->buf + wblocks_off;
@@ -751,7 +786,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
   put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
 		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0)
-		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0), be);
+		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0)
+		 | (e->exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0), be);
   put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
@@ -759,6 +795,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   put32 (h + 80, e->n_window, be);
   put32 (h + 84, e->n_window > 0 ? sb->vaddr + (uint32_t) wblocks_off : 0,
 	 be);
+  put32 (h + 88, 0, be);	/* syscall_hook: the runtime's.  */
 
   apply_relocs (rw);
   move_got_relocs (rw);
@@ -876,7 +913,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     "%zu calls that surely come back, %zu branch edges counted "
 	     "(%zu in gp's window), "
 	     "%zu long branches, %zu indirect jumps "
-	     "translated at run time (%zu without gp left as they are), "
+	     "translated at run time (%zu of them with the gp guard, "
+	     "%zu without gp left as they are), "
 	     "%u new GOT entries, %zu probes with %zu stubs, "
 	     "new text %u bytes\n", in_path,
 	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
@@ -886,7 +924,8 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_jumps,
 	     rw.e.n_edge, rw.e.n_loops, rw.e.n_loops_stack, rw.n_returning,
 	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
-	     rw.e.n_xlate, rw.e.n_xlate_skipped, rw.e.got.n_new,
+	     rw.e.n_xlate, rw.e.n_xlate_guarded, rw.e.n_xlate_skipped,
+	     rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
   if (opts->verbose && opts->use_profile != NULL && !opts->all_blocks)
     {

@@ -5,19 +5,26 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   libprofcopy.so is the first DT_NEEDED of a profiled program, so these
-   definitions come before libc's in the lookup order.  They do not call
-   libc's versions (finding them with dlsym could allocate): execve is
-   the system call itself, and the PATH search of the p-variants is done
-   here, as POSIX and glibc describe it, with buffers on the stack.
-   Calls that libc makes internally (posix_spawn, system, popen) are not
-   seen; their children start from scratch and have no counts of their
-   own to lose.  */
+   libprofcopy.so is the first DT_NEEDED of a profiled program, so its
+   exec functions (exec-fwd.S) come before libc's in the lookup order.
+   When libc is profiled too, its exec system calls go through the
+   syscall hook, which writes the profile: the exported functions then
+   jump straight on to libc's own (found here in the dynamic linker's
+   list, without dlsym), so that libc runs as it would without the
+   runtime.  Otherwise they jump to the implementations below, which
+   write the profile first: execve is the system call itself, and the
+   PATH search of the p-variants is done here, as POSIX and glibc
+   describe it, with buffers on the stack.  Calls that an unprofiled
+   libc makes internally (posix_spawn, system, popen) are not seen;
+   their children start from scratch and have no counts of their own
+   to lose.  */
 
 #define _GNU_SOURCE 1
 
 #include <errno.h>
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -144,40 +151,40 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
   return -1;
 }
 
-PCRT_EXPORT int
-execve (const char *path, char *const argv[], char *const envp[])
+PCRT_HIDDEN int
+pcrt_own_execve (const char *path, char *const argv[], char *const envp[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return raw_execve (path, argv, envp);
 }
 
-PCRT_EXPORT int
-execv (const char *path, char *const argv[])
+PCRT_HIDDEN int
+pcrt_own_execv (const char *path, char *const argv[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return raw_execve (path, argv, environ);
 }
 
-PCRT_EXPORT int
-execvpe (const char *file, char *const argv[], char *const envp[])
+PCRT_HIDDEN int
+pcrt_own_execvpe (const char *file, char *const argv[], char *const envp[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return search_and_exec (file, argv, envp);
 }
 
-PCRT_EXPORT int
-execvp (const char *file, char *const argv[])
+PCRT_HIDDEN int
+pcrt_own_execvp (const char *file, char *const argv[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
   return search_and_exec (file, argv, environ);
 }
 
-PCRT_EXPORT int
-fexecve (int fd, char *const argv[], char *const envp[])
+PCRT_HIDDEN int
+pcrt_own_fexecve (int fd, char *const argv[], char *const envp[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
@@ -240,8 +247,8 @@ fill_args (char **argv, size_t argc, const char *first, va_list ap)
   argv[argc] = NULL;
 }
 
-PCRT_EXPORT int
-execl (const char *path, const char *arg, ...)
+PCRT_HIDDEN int
+pcrt_own_execl (const char *path, const char *arg, ...)
 {
   va_list ap;
   size_t argc;
@@ -254,12 +261,12 @@ execl (const char *path, const char *arg, ...)
     va_start (ap, arg);
     fill_args (argv, argc, arg, ap);
     va_end (ap);
-    return execv (path, argv);
+    return pcrt_own_execv (path, argv);
   }
 }
 
-PCRT_EXPORT int
-execlp (const char *file, const char *arg, ...)
+PCRT_HIDDEN int
+pcrt_own_execlp (const char *file, const char *arg, ...)
 {
   va_list ap;
   size_t argc;
@@ -272,12 +279,12 @@ execlp (const char *file, const char *arg, ...)
     va_start (ap, arg);
     fill_args (argv, argc, arg, ap);
     va_end (ap);
-    return execvp (file, argv);
+    return pcrt_own_execvp (file, argv);
   }
 }
 
-PCRT_EXPORT int
-execle (const char *path, const char *arg, ...)
+PCRT_HIDDEN int
+pcrt_own_execle (const char *path, const char *arg, ...)
 {
   va_list ap;
   size_t argc;
@@ -294,6 +301,86 @@ execle (const char *path, const char *arg, ...)
     (void) va_arg (ap, char *);
     envp = va_arg (ap, char *const *);
     va_end (ap);
-    return execve (path, argv, envp);
+    return pcrt_own_execve (path, argv, envp);
   }
+}
+
+/* The next definitions of the exec functions after libprofcopy.so's,
+   in the order of exec-fwd.S, or 0 to run the ones above.  */
+PCRT_HIDDEN uintptr_t pcrt_real_exec[8];
+
+static const char *const exec_names[8] =
+  { "execve", "execv", "execvpe", "execvp", "fexecve", "execl", "execlp",
+    "execle" };
+
+extern ElfW (Dyn) _DYNAMIC[] __attribute__ ((visibility ("hidden")));
+
+/* The run-time address of the function NAME defined by the object of
+   link map L (its .dynsym, whose size DT_MIPS_SYMTABNO gives), or 0.  */
+
+static uintptr_t
+find_definition (const struct link_map *l, const char *name)
+{
+  const ElfW (Sym) *syms = NULL;
+  const char *strs = NULL;
+  size_t n = 0;
+
+  for (const ElfW (Dyn) *d = l->l_ld; d != NULL && d->d_tag != DT_NULL; d++)
+    switch (d->d_tag)
+      {
+      case DT_SYMTAB:
+	syms = (const ElfW (Sym) *) (l->l_addr + d->d_un.d_ptr);
+	break;
+      case DT_STRTAB:
+	strs = (const char *) (l->l_addr + d->d_un.d_ptr);
+	break;
+#ifdef DT_MIPS_SYMTABNO
+      case DT_MIPS_SYMTABNO:
+	n = d->d_un.d_val;
+	break;
+#endif
+      default:
+	break;
+      }
+  if (syms == NULL || strs == NULL)
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    {
+      const char *a = strs + syms[i].st_name, *b = name;
+      if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_value == 0
+	  || ELF32_ST_TYPE (syms[i].st_info) != STT_FUNC)
+	continue;
+      while (*a != '\0' && *a == *b)
+	a++, b++;
+      if (*a == *b)
+	return l->l_addr + syms[i].st_value;
+    }
+  return 0;
+}
+
+void
+pcrt_exec_forward (void)
+{
+  const struct link_map *self = NULL;
+  uintptr_t found[8] = { 0 };
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      if (self == NULL)
+	{
+	  if (l->l_ld == _DYNAMIC)
+	    self = l;
+	  continue;
+	}
+      for (size_t k = 0; k < 8; k++)
+	if (found[k] == 0)
+	  found[k] = find_definition (l, exec_names[k]);
+    }
+  /* All or none: a mix would write the profile for some exec functions
+     twice and for others not at all.  */
+  for (size_t k = 0; k < 8; k++)
+    if (found[k] == 0)
+      return;
+  for (size_t k = 0; k < 8; k++)
+    pcrt_real_exec[k] = found[k];
 }

@@ -6,36 +6,50 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   The runtime never allocates memory from the heap: the program's heap
-   must look the same with and without profiling.  The profile is built
-   in a static buffer and written with write(2); names are built on the
-   stack.  Writing a profile starts with profcopy_snapshot, which copies
-   every counter of every profiled object into pages mapped with a raw
-   mmap2 system call before any libc function runs, so that the counts
-   written are those of the moment the write began: libc is profiled
-   too, and the writing code's own calls into libc would otherwise move
-   its counts while they are written.  The counters are written as they
-   are, with the tables of the segment that say how the blocks without
-   a counter follow from them; profreport does that arithmetic, not the
-   program at its exit.  At load time the constructor only installs the
-   fatal-signal handlers and an atexit hook.  The profile is written at
-   normal exit (by the atexit hook, which runs after the destructors; by
-   the destructor only if the hook ran before it; a write that would
-   repeat the previous one is skipped), before exec (exec.c) and on a
-   fatal signal.  The format is in profile-format.h.  */
+   The runtime's work must not show in the profile, and libc is
+   profiled too: this file calls no libc function (sys.h), allocates
+   nothing from the heap (the profile is built in a static buffer,
+   names in static arrays, the snapshot in pages of its own) and keeps
+   errno as it was.
+
+   The profile is written as late as the process runs profiled code:
+   profcopy puts a call of the runtime's syscall hook (hook.S) before
+   every system call of the rewritten objects whose number may be
+   exit_group, execve, execveat, fork or clone.  At exit_group every
+   destructor, atexit handler and libc's own exit path has run, so the
+   counts are those of the whole run; at an exec they are those up to
+   the exec (if it fails, the next write replaces the file).  A fork
+   or clone only tells the hook whether a child will share this
+   memory (vfork, posix_spawn): such a child's exec or exit writes
+   nothing, its counts are the parent's.  A fatal signal, and SIGINT,
+   SIGTERM and SIGHUP where they still have their default action,
+   write the profile from a handler, which then lets the signal take
+   its course.  When no loaded object has its exit_group hooked (libc
+   was not rewritten), the profile is written by an exit handler
+   registered with __cxa_atexit for no object, which runs after every
+   destructor; libc's own calls are then not counted anyway.  A process
+   without any profiled object (the test suite's oracle runs the
+   original programs with the runtime preloaded) does nothing at all.
+
+   Writing starts with profcopy_snapshot, which copies every counter of
+   every profiled object into pages mapped with the mmap2 system call,
+   so that the counts written are those of one moment, whatever other
+   threads do meanwhile.  The counters are written as they are, with
+   the tables of the segment that say how the blocks without a counter
+   follow from them; profreport does that arithmetic.  The format is in
+   profile-format.h.  */
 
 #define _GNU_SOURCE 1
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,34 +57,49 @@
 #include "profile-format.h"
 #include "runtime.h"
 #include "segment.h"
+#include "sys.h"
 #include "trace.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
 
-/* The signals whose default action kills the process with a core dump
-   because the program went wrong.  */
-static const int fatal_signals[] =
-  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+/* The signals that the runtime writes the profile for where they have
+   their default action: those that kill the process because the
+   program went wrong, and the usual requests to end it.  */
+static const int handled_signals[] =
+  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP,
+    SIGINT, SIGTERM, SIGHUP };
 
 /* Nonzero while one thread writes a profile; a second writer (another
    thread, or a signal arriving during the write) gives up.  */
 static int busy;
 
-/* The process that wrote the previous profile, the reason, the number
-   of objects and the sum of their counters' low words (copy_counts):
-   an exit-time write that would write the same counts again is
-   skipped.  Per pid, because a forked child inherits these and must
-   still write its own profile.  */
-static pid_t last_pid;
-static unsigned last_reason;
-static uint32_t last_stamp;
-static uint32_t last_objects;
-
 /* The process whose profile was written for a fatal signal: nothing is
    written after that.  */
-static pid_t final_pid;
+static long final_pid;
+
+/* The pid of the process that last asked for a child that shares its
+   memory (clone with CLONE_VM but not CLONE_THREAD: vfork,
+   posix_spawn), or 0 when its last child was an ordinary fork.  A
+   process whose pid differs is that child.  */
+static long vm_clone_parent;
+
+/* Some loaded object has the exit_group system call hooked
+   (PC_SEGMENT_F_EXIT_HOOK): the hook writes the profile at exit.  */
+static bool exit_hooked;
+
+/* Some profiled object is loaded: the runtime has work to do.  */
+static bool active;
+
+/* The environment and the program's name, from the constructor.  */
+static char *const *env;
+static const char *program_name;
+
+/* PROFCOPY_OUTPUT as an absolute name (relative names are taken from
+   the directory the program started in), or "" for the default, the
+   program's name with ".prof" there.  */
+static char output_template[PATH_MAX];
 
 /* The output buffer and file.  Guarded by BUSY.  */
 static struct
@@ -81,76 +110,24 @@ static struct
   unsigned char buf[8192] __attribute__ ((aligned (8)));
 } out;
 
-/* Write the LEN bytes at P to standard error, ignoring failures.  */
-
-static void
-say (const char *p, size_t len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (STDERR_FILENO, p, len);
-      if (n < 0 && errno == EINTR)
-	continue;
-      if (n <= 0)
-	return;
-      p += n;
-      len -= n;
-    }
-}
-
-/* Format the unsigned number V in decimal into BUF (at least 21 bytes).
-   Return the length.  */
-
-static size_t
-format_decimal (char *buf, uint64_t v)
-{
-  char digits[21];
-  size_t n = 0, len = 0;
-
-  do
-    {
-      digits[n++] = '0' + v % 10;
-      v /= 10;
-    }
-  while (v != 0);
-  while (n > 0)
-    buf[len++] = digits[--n];
-  buf[len] = '\0';
-  return len;
-}
-
-/* Report that the profile NAME could not be written because of errno
-   value ERR.  strerror is avoided: it may allocate for its message.  */
+/* Report that the profile NAME could not be written: WHAT, for the
+   error number ERR.  */
 
 static void
 report_error (const char *name, const char *what, int err)
 {
   char num[24];
-  const char *reason = NULL;
+  const char *reason = rt_strerror (err);
 
-  switch (err)
+  if (reason == NULL)
     {
-    case ENOENT: reason = "No such file or directory"; break;
-    case EACCES: reason = "Permission denied"; break;
-    case ENOSPC: reason = "No space left on device"; break;
-    case EROFS: reason = "Read-only file system"; break;
-    case ENAMETOOLONG: reason = "File name too long"; break;
-    case EISDIR: reason = "Is a directory"; break;
-    default: break;
+      rt_format_decimal (num, (unsigned) err);
+      const char *parts[] = { name, ": ", what, ": error ", num, NULL };
+      rt_say (parts);
+      return;
     }
-  say ("libprofcopy: ", 13);
-  say (name, strlen (name));
-  say (": ", 2);
-  say (what, strlen (what));
-  say (": ", 2);
-  if (reason != NULL)
-    say (reason, strlen (reason));
-  else
-    {
-      say ("error ", 6);
-      say (num, format_decimal (num, (unsigned) err));
-    }
-  say ("\n", 1);
+  const char *parts[] = { name, ": ", what, ": ", reason, NULL };
+  rt_say (parts);
 }
 
 /* Write the LEN bytes at P to the profile, unbuffered.  The first
@@ -159,21 +136,13 @@ report_error (const char *name, const char *what, int err)
 static void
 write_all (const void *p, size_t len)
 {
-  const unsigned char *q = p;
+  long r;
 
-  while (len > 0 && out.error == 0)
-    {
-      ssize_t n = write (out.fd, q, len);
-      if (n < 0 && errno == EINTR)
-	continue;
-      if (n <= 0)
-	out.error = n < 0 ? errno : ENOSPC;
-      else
-	{
-	  q += n;
-	  len -= n;
-	}
-    }
+  if (out.error != 0)
+    return;
+  r = sys_write_all (out.fd, p, len);
+  if (r < 0)
+    out.error = (int) -r;
 }
 
 /* Write the buffered bytes.  */
@@ -205,7 +174,7 @@ put_bytes (const void *p, size_t len)
     {
       size_t room = sizeof out.buf - out.len;
       size_t n = len < room ? len : room;
-      memcpy (out.buf + out.len, q, n);
+      rt_memcpy (out.buf + out.len, q, n);
       out.len += n;
       q += n;
       len -= n;
@@ -234,7 +203,7 @@ put_zeros (size_t len)
 static inline void
 store32 (unsigned char *p, uint32_t v)
 {
-  __builtin_memcpy (p, &v, sizeof v);
+  rt_memcpy (p, &v, sizeof v);
 }
 
 static void
@@ -255,7 +224,7 @@ put64 (uint64_t v)
 {
   uint32_t w[2];
 
-  __builtin_memcpy (w, &v, sizeof w);
+  rt_memcpy (w, &v, sizeof w);
   put32 (w[0]);
   put32 (w[1]);
 }
@@ -341,8 +310,8 @@ struct snapshot
 };
 
 /* The program headers of every object loaded at start-up, noted by the
-   constructor; profcopy_snapshot finds them here without calling libc.
-   Objects loaded later (dlopen) are found through their ELF header.  */
+   constructor (note_objects).  Objects loaded later (dlopen) are found
+   through their ELF header.  */
 #define MAX_KNOWN_OBJECTS 256
 static struct
 {
@@ -592,30 +561,6 @@ copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
   return stamp;
 }
 
-/* The same sum of the N live counters C.  */
-
-static uint32_t
-sum_low_words (const volatile struct pc_counter *c, uint32_t n)
-{
-  uint32_t stamp = 0;
-
-  for (uint32_t k = 0; k < n; k++)
-    stamp += c[k].low;
-  return stamp;
-}
-
-/* The same sum of the live window counters of V.  */
-
-static uint32_t
-sum_window_low_words (const struct seg_view *v)
-{
-  uint32_t stamp = 0;
-
-  for (uint32_t k = 0; k < v->n_window; k++)
-    stamp += v->window[k * v->window_stride];
-  return stamp;
-}
-
 /* Find the program headers of the object with load bias BIAS: noted at
    start-up, or else read from its ELF header, which GNU ld maps at the
    bias of a shared object.  Return false if there are none.  */
@@ -648,10 +593,8 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
 
 /* Copy every counter of every profiled object of the process into new
    private pages and return them, or NULL if nothing is profiled or the
-   pages cannot be had.  No libc function is called (the test suite's
-   QEMU oracle stops counting at this function's first instruction, so
-   libc's counts in the profile must be those of that moment); the
-   objects are those of ld.so's link map, r_debug.  The counters are
+   pages cannot be had.  The objects are those of ld.so's link map,
+   r_debug.  The counters are
    copied as they are: profreport derives the blocks without a counter
    (segment.h), so that the program does not spend the time at exit.
    Free the result with snapshot_free.  */
@@ -782,9 +725,13 @@ snapshot_counts (const struct seg_view *view, uintptr_t bias)
   return NULL;
 }
 
-/* The number of objects in the dynamic linker's list when
-   pcrt_fill_probe_slots last looked; 0: never.  */
-static unsigned probe_objects_seen;
+/* Fill the slots of the profcopy segment of every loaded object that
+   does not have them yet: the syscall hook of every object, the probe
+   routines of the objects rewritten with --calls.  Done when the
+   dynamic linker's list of objects changed since the last call (always
+   the first time).  No libc call, no lock.  */
+
+static unsigned slots_objects_seen;
 
 void
 pcrt_fill_probe_slots (void)
@@ -793,9 +740,9 @@ pcrt_fill_probe_slots (void)
 
   for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
     n++;
-  if (n == __atomic_load_n (&probe_objects_seen, __ATOMIC_RELAXED))
+  if (n == __atomic_load_n (&slots_objects_seen, __ATOMIC_RELAXED))
     return;
-  __atomic_store_n (&probe_objects_seen, n, __ATOMIC_RELAXED);
+  __atomic_store_n (&slots_objects_seen, n, __ATOMIC_RELAXED);
   for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
     {
       const ElfW (Phdr) *phdr;
@@ -804,41 +751,84 @@ pcrt_fill_probe_slots (void)
       struct pc_segment_header *h;
 
       if (!snap_phdrs (l->l_addr, &phdr, &phnum)
-	  || (ch = snap_find_header (l->l_addr, phdr, phnum)) == NULL
-	  || !(ch->flags & PC_SEGMENT_F_CALLS) || ch->probe_enter != 0)
+	  || (ch = snap_find_header (l->l_addr, phdr, phnum)) == NULL)
 	continue;
       /* Its segment is writable.  */
       h = (struct pc_segment_header *) (uintptr_t) ch;
-      h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
-      h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+      if (h->syscall_hook == 0)
+	h->syscall_hook = (uint32_t) (uintptr_t) profcopy_syscall_hook;
+      if ((h->flags & PC_SEGMENT_F_CALLS) && h->probe_enter == 0)
+	{
+	  h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
+	  h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+	}
     }
 }
 
-/* dl_iterate_phdr callback of the constructor: note the program headers
-   of the object INFO describes.  SIZE and DATA are unused.  */
+/* The auxiliary vector's value for TYPE, from AUXV, or 0.  */
 
-static int
-note_object (struct dl_phdr_info *info, size_t size, void *data)
+static uintptr_t
+aux_value (const ElfW (auxv_t) *auxv, uintptr_t type)
 {
-  (void) size;
-  (void) data;
-  if (n_known_objects < MAX_KNOWN_OBJECTS)
-    {
-      known_objects[n_known_objects].bias = info->dlpi_addr;
-      known_objects[n_known_objects].phdr = info->dlpi_phdr;
-      known_objects[n_known_objects].phnum = info->dlpi_phnum;
-      n_known_objects++;
-    }
+  for (; auxv != NULL && auxv->a_type != AT_NULL; auxv++)
+    if (auxv->a_type == type)
+      return auxv->a_un.a_val;
   return 0;
+}
+
+/* Note the program headers of every object loaded now: the program's
+   from the auxiliary vector AUXV (it follows the environment on the
+   initial stack), the others' from their ELF headers.  Return true if
+   some object is profiled.  */
+
+static bool
+note_objects (const ElfW (auxv_t) *auxv)
+{
+  const ElfW (Phdr) *main_phdr = (const ElfW (Phdr) *) aux_value (auxv,
+								  AT_PHDR);
+  size_t main_phnum = aux_value (auxv, AT_PHNUM);
+  bool profiled = false;
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr = NULL;
+      size_t phnum = 0;
+      const struct pc_segment_header *h;
+
+      if (l == _r_debug.r_map && main_phdr != NULL)
+	{
+	  phdr = main_phdr;
+	  phnum = main_phnum;
+	}
+      else if (!snap_phdrs (l->l_addr, &phdr, &phnum))
+	continue;
+      if (n_known_objects < MAX_KNOWN_OBJECTS)
+	{
+	  known_objects[n_known_objects].bias = l->l_addr;
+	  known_objects[n_known_objects].phdr = phdr;
+	  known_objects[n_known_objects].phnum = phnum;
+	  n_known_objects++;
+	}
+      h = snap_find_header (l->l_addr, phdr, phnum);
+      if (h != NULL)
+	{
+	  profiled = true;
+	  if (h->flags & PC_SEGMENT_F_EXIT_HOOK)
+	    exit_hooked = true;
+	}
+    }
+  return profiled;
 }
 
 /* Register the counters of every object loaded at start-up whose
    increments leave the carry to the runtime (fold.c), and start the
-   watcher.  */
+   watcher if there are any.  */
 
 static void
 watch_folded_objects (void)
 {
+  bool any = false;
+
   for (size_t i = 0; i < n_known_objects; i++)
     {
       const struct pc_segment_header *h
@@ -850,9 +840,9 @@ watch_folded_objects (void)
 	  && snap_view (h, known_objects[i].bias, known_objects[i].phdr,
 			known_objects[i].phnum, &v))
 	{
-	  pcrt_fold_add ((volatile struct pc_counter *) v.counters,
-			 h->n_blocks + v.n_edges);
 	  uint32_t k, n = h->n_blocks + v.n_edges;
+	  any = true;
+	  pcrt_fold_add ((volatile struct pc_counter *) v.counters, n);
 	  for (k = 0; k < v.n_window && v.window_blocks[k] < n; k++)
 	    continue;
 	  if (k == v.n_window)
@@ -861,16 +851,9 @@ watch_folded_objects (void)
 				  v.window_blocks);
 	}
     }
-  pcrt_fold_start (getenv ("PROFCOPY_TEST_CARRY"));
+  if (any)
+    pcrt_fold_start (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
 }
-
-/* The state of one pass over the loaded objects.  */
-struct pass
-{
-  bool write;			/* Write records, else only sum.  */
-  uint32_t n_objects;
-  uint32_t stamp;		/* See copy_counts.  */
-};
 
 /* Append the object record of VIEW, loaded with bias BIAS
    (profile-format.h): the tables are written as the segment has them,
@@ -917,170 +900,171 @@ put_record (const struct seg_view *view, uintptr_t bias)
     }
 }
 
-/* dl_iterate_phdr callback: visit the profcopy segment of the object
-   INFO describes, as the pass DATA says.  */
 
-static int
-visit_object (struct dl_phdr_info *info, size_t size, void *data)
+/* Append the record of every profiled object in the dynamic linker's
+   list.  Return how many there are.  */
+
+static uint32_t
+put_records (void)
 {
-  struct pass *pass = data;
-  const struct pc_segment_header *h;
-  struct seg_view view;
+  uint32_t n = 0;
 
-  (void) size;
-  h = snap_find_header (info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
-  if (h == NULL
-      || !snap_view (h, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
-		     &view))
-    return 0;
-  if (pass->write)
-    put_record (&view, info->dlpi_addr);
-  else
-    pass->stamp += (sum_low_words (view.counters, h->n_blocks + view.n_edges)
-		    + sum_window_low_words (&view));
-  pass->n_objects++;
-  return 0;
-}
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+      struct seg_view view;
 
-/* Append the string S to BUF of SIZE bytes at *LEN.  Return false if it
-   does not fit (with its NUL).  */
-
-static bool
-append (char *buf, size_t size, size_t *len, const char *s, size_t n)
-{
-  if (n >= size - *len)
-    return false;
-  memcpy (buf + *len, s, n);
-  *len += n;
-  buf[*len] = '\0';
-  return true;
+      if (snap_phdrs (l->l_addr, &phdr, &phnum)
+	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL
+	  && snap_view (h, l->l_addr, phdr, phnum, &view))
+	{
+	  put_record (&view, l->l_addr);
+	  n++;
+	}
+    }
+  return n;
 }
 
 /* Build the profile's file name for process PID into BUF (SIZE bytes):
-   PROFCOPY_OUTPUT with %p replaced by the pid and %% by %, or else the
-   program's base name followed by ".prof".  Return false if too
-   long.  */
+   the output template with %p replaced by the pid and %% by %, or
+   else the program's base name followed by ".prof".  Return false if
+   too long.  */
 
 static bool
-profile_name (char *buf, size_t size, pid_t pid)
+profile_name (char *buf, size_t size, long pid)
 {
-  const char *tmpl = getenv ("PROFCOPY_OUTPUT");
   size_t len = 0;
   char num[24];
 
   buf[0] = '\0';
-  if (tmpl == NULL || tmpl[0] == '\0')
+  if (output_template[0] == '\0')
     {
-      const char *prog = program_invocation_short_name;
+      const char *prog = program_name;
       if (prog == NULL || prog[0] == '\0')
 	prog = "profcopy";
-      return (append (buf, size, &len, prog, strlen (prog))
-	      && append (buf, size, &len, ".prof", 5));
+      return (rt_append (buf, size, &len, prog, rt_strlen (prog))
+	      && rt_append (buf, size, &len, ".prof", 5));
     }
-  for (const char *p = tmpl; *p != '\0'; p++)
+  for (const char *p = output_template; *p != '\0'; p++)
     {
       bool ok;
       if (p[0] == '%' && p[1] == 'p')
 	{
-	  ok = append (buf, size, &len, num,
-		       format_decimal (num, (unsigned) pid));
+	  ok = rt_append (buf, size, &len, num,
+			  rt_format_decimal (num, (unsigned long) pid));
 	  p++;
 	}
       else if (p[0] == '%' && p[1] == '%')
 	{
-	  ok = append (buf, size, &len, "%", 1);
+	  ok = rt_append (buf, size, &len, "%", 1);
 	  p++;
 	}
       else
-	ok = append (buf, size, &len, p, 1);
+	ok = rt_append (buf, size, &len, p, 1);
       if (!ok)
 	return false;
     }
   return true;
 }
 
-/* Write the profile file FINAL (through the temporary TEMP) from the
-   loaded objects.  REASON and SIGNO go into the header.  Return
-   true on success.  */
+/* If PATH is a symbolic link, replace it in place (SIZE bytes) by the
+   name of the file it finally leads to, so that the profile goes to
+   the link's target and the link stays.  Return 0 or -errno.  */
 
-static bool
-write_file (const char *final, const char *temp, pid_t pid, unsigned reason,
-	    int signo)
+static long
+follow_links (char *path, size_t size)
+{
+  for (int depth = 0; depth < 40; depth++)
+    {
+      char target[PATH_MAX];
+      long mode = sys_file_mode (path, true), n;
+      size_t dir, len;
+
+      if (mode < 0 || (mode & K_S_IFMT) != K_S_IFLNK)
+	return 0;
+      n = sys_readlink (path, target, sizeof target - 1);
+      if (n < 0)
+	return n;
+      target[n] = '\0';
+      if (target[0] == '/')
+	{
+	  if ((size_t) n >= size)
+	    return -ENAMETOOLONG;
+	  rt_memcpy (path, target, (size_t) n + 1);
+	  continue;
+	}
+      /* Relative to the link's directory.  */
+      for (dir = rt_strlen (path); dir > 0 && path[dir - 1] != '/'; dir--)
+	continue;
+      len = dir;
+      path[len] = '\0';
+      if (!rt_append (path, size, &len, target, (size_t) n))
+	return -ENAMETOOLONG;
+    }
+  return -ELOOP;
+}
+
+/* Write the profile into the open file OUT.FD.  */
+
+static void
+put_profile (long pid, unsigned reason, int signo)
 {
   unsigned char header[PCPROF_HEADER_SIZE];
-  struct pass pass = { true, 0, 0 };
   const uint16_t one = 1;
   bool big_endian = *(const unsigned char *) &one == 0;
+  uint32_t n_objects;
 
-  out.fd = open (temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (out.fd < 0)
-    {
-      report_error (temp, "cannot create the profile", errno);
-      return false;
-    }
   out.error = 0;
   out.len = 0;
-  put_zeros (PCPROF_HEADER_SIZE);
-  dl_iterate_phdr (visit_object, &pass);
-  flush ();
-
-  memset (header, 0, sizeof header);
-  memcpy (header + PCPROF_H_MAGIC, PCPROF_MAGIC, PCPROF_MAGIC_LEN);
+  rt_memset (header, 0, sizeof header);
+  rt_memcpy (header + PCPROF_H_MAGIC, PCPROF_MAGIC, PCPROF_MAGIC_LEN);
   store32 (header + PCPROF_H_VERSION, PCPROF_VERSION);
   store32 (header + PCPROF_H_BOM, PCPROF_BOM);
   store32 (header + PCPROF_H_HEADER_SIZE, PCPROF_HEADER_SIZE);
   store32 (header + PCPROF_H_PID, (uint32_t) pid);
-  store32 (header + PCPROF_H_N_OBJECTS, pass.n_objects);
   store32 (header + PCPROF_H_REASON, reason);
   store32 (header + PCPROF_H_SIGNAL, (uint32_t) signo);
   store32 (header + PCPROF_H_FLAGS, big_endian ? PCPROF_F_BIG_ENDIAN : 0);
-  if (out.error == 0
-      && pwrite (out.fd, header, sizeof header, 0) != (ssize_t) sizeof header)
-    out.error = errno != 0 ? errno : ENOSPC;
-  if (close (out.fd) != 0 && out.error == 0)
-    out.error = errno;
-  if (out.error == 0 && rename (temp, final) != 0)
-    out.error = errno;
-  if (out.error != 0)
+  n_objects = 0;
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
     {
-      report_error (final, "cannot write the profile", out.error);
-      unlink (temp);
-      return false;
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+      struct seg_view view;
+      if (snap_phdrs (l->l_addr, &phdr, &phnum)
+	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL
+	  && snap_view (h, l->l_addr, phdr, phnum, &view))
+	n_objects++;
     }
-  return true;
+  store32 (header + PCPROF_H_N_OBJECTS, n_objects);
+  put_bytes (header, sizeof header);
+  if (put_records () != n_objects && out.error == 0)
+    out.error = EIO;
+  flush ();
 }
 
-/* With the carry test on (PROFCOPY_TEST_CARRY=1), append to the file
-   PROFCOPY_TEST_CARRY_REPORT names a line of its figures: "biased N watcher W write X", the counters
-   biased and the wraps of low words the watcher and the snapshots
-   found.  */
+/* Set SIGXFSZ to be ignored while the profile is written (a file size
+   limit must not kill the program), keeping its action in *OLD.  */
 
 static void
-report_carry_test (void)
+quiet_xfsz (struct k_sigaction *old)
 {
-  uint32_t biased, watcher_wraps, other_wraps;
-  const char *file = getenv ("PROFCOPY_TEST_CARRY_REPORT");
-  char line[96], num[24];
-  size_t len = 0;
-  int fd;
+  struct k_sigaction ign;
 
-  if (!pcrt_fold_test_figures (&biased, &watcher_wraps, &other_wraps)
-      || file == NULL)
-    return;
-  append (line, sizeof line, &len, "biased ", 7);
-  append (line, sizeof line, &len, num, format_decimal (num, biased));
-  append (line, sizeof line, &len, " watcher ", 9);
-  append (line, sizeof line, &len, num, format_decimal (num, watcher_wraps));
-  append (line, sizeof line, &len, " write ", 7);
-  append (line, sizeof line, &len, num, format_decimal (num, other_wraps));
-  append (line, sizeof line, &len, "\n", 1);
-  fd = open (file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-  if (fd >= 0)
-    {
-      if (write (fd, line, len) < 0)
-	report_error (file, "cannot write", errno);
-      close (fd);
-    }
+  rt_memset (&ign, 0, sizeof ign);
+  ign.handler = SIG_IGN;
+  if (sys_sigaction (SIGXFSZ, &ign, old) < 0)
+    old->handler = NULL;
+}
+
+static void
+restore_xfsz (const struct k_sigaction *old)
+{
+  if (old->handler != NULL)
+    sys_sigaction (SIGXFSZ, old, NULL);
 }
 
 /* The profile's file name and its temporary name.  Static rather than
@@ -1088,137 +1072,378 @@ report_carry_test (void)
    guarded by BUSY.  */
 static char profile_path[PATH_MAX], temp_path[PATH_MAX];
 
+/* Write the profile of process PID to PROFILE_PATH.  A regular file
+   (or none yet) is written through a temporary file in the same
+   directory and renamed into place, so that a reader never sees half
+   a profile; a symbolic link's target gets the profile, the link
+   stays; a device, a FIFO or a socket is written into as it is (a
+   FIFO without a reader is left alone rather than waited for).
+   Return true on success.  */
+
+static bool
+write_file (long pid, unsigned reason, int signo)
+{
+  char num[24];
+  size_t len;
+  long r, mode;
+  struct k_sigaction xfsz;
+  bool special;
+
+  r = follow_links (profile_path, sizeof profile_path);
+  if (r < 0)
+    {
+      report_error (profile_path, "cannot write the profile", (int) -r);
+      return false;
+    }
+  mode = sys_file_mode (profile_path, false);
+  special = mode >= 0 && (mode & K_S_IFMT) != K_S_IFREG;
+  if (special && (mode & K_S_IFMT) == K_S_IFDIR)
+    {
+      report_error (profile_path, "cannot write the profile", EISDIR);
+      return false;
+    }
+  quiet_xfsz (&xfsz);
+  if (special)
+    {
+      r = sys_open (profile_path,
+		    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+      if (r < 0)
+	{
+	  restore_xfsz (&xfsz);
+	  report_error (profile_path, "cannot write the profile", (int) -r);
+	  return false;
+	}
+      out.fd = (int) r;
+      put_profile (pid, reason, signo);
+      sys_close (out.fd);
+      restore_xfsz (&xfsz);
+      if (out.error != 0)
+	{
+	  report_error (profile_path, "cannot write the profile", out.error);
+	  return false;
+	}
+      return true;
+    }
+
+  len = rt_strlen (profile_path);
+  rt_memcpy (temp_path, profile_path, len + 1);
+  if (!rt_append (temp_path, sizeof temp_path, &len, ".", 1)
+      || !rt_append (temp_path, sizeof temp_path, &len, num,
+		     rt_format_decimal (num, (unsigned long) pid))
+      || !rt_append (temp_path, sizeof temp_path, &len, ".tmp", 4))
+    {
+      restore_xfsz (&xfsz);
+      report_error (profile_path, "cannot write the profile",
+		    ENAMETOOLONG);
+      return false;
+    }
+  r = sys_open (temp_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
+			   | O_CLOEXEC, 0666);
+  if (r < 0)
+    {
+      restore_xfsz (&xfsz);
+      report_error (profile_path, "cannot write the profile", (int) -r);
+      return false;
+    }
+  out.fd = (int) r;
+  put_profile (pid, reason, signo);
+  r = sys_close (out.fd);
+  if (r < 0 && out.error == 0)
+    out.error = (int) -r;
+  if (out.error == 0 && (r = sys_rename (temp_path, profile_path)) < 0)
+    out.error = (int) -r;
+  if (out.error != 0)
+    sys_unlink (temp_path);
+  restore_xfsz (&xfsz);
+  if (out.error != 0)
+    {
+      report_error (profile_path, "cannot write the profile", out.error);
+      return false;
+    }
+  return true;
+}
+
+/* With the carry test on (PROFCOPY_TEST_CARRY=1), append to the file
+   PROFCOPY_TEST_CARRY_REPORT names a line of its figures: "biased N
+   watcher W write X", the counters biased and the wraps of low words
+   the watcher and the snapshots found.  */
+
+static void
+report_carry_test (void)
+{
+  uint32_t biased, watcher_wraps, other_wraps;
+  const char *file = rt_getenv (env, "PROFCOPY_TEST_CARRY_REPORT");
+  char line[96], num[24];
+  size_t len = 0;
+  long fd;
+
+  if (!pcrt_fold_test_figures (&biased, &watcher_wraps, &other_wraps)
+      || file == NULL)
+    return;
+  rt_append (line, sizeof line, &len, "biased ", 7);
+  rt_append (line, sizeof line, &len, num, rt_format_decimal (num, biased));
+  rt_append (line, sizeof line, &len, " watcher ", 9);
+  rt_append (line, sizeof line, &len, num,
+	     rt_format_decimal (num, watcher_wraps));
+  rt_append (line, sizeof line, &len, " write ", 7);
+  rt_append (line, sizeof line, &len, num,
+	     rt_format_decimal (num, other_wraps));
+  rt_append (line, sizeof line, &len, "\n", 1);
+  fd = sys_open (file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd >= 0)
+    {
+      long r = sys_write_all ((int) fd, line, len);
+      if (r < 0)
+	report_error (file, "cannot write", (int) -r);
+      sys_close ((int) fd);
+    }
+}
+
+/* True in a child that shares its parent's memory (see
+   vm_clone_parent): its counts are its parent's.  */
+
+static bool
+in_vm_child (long pid)
+{
+  long parent = __atomic_load_n (&vm_clone_parent, __ATOMIC_RELAXED);
+
+  return parent != 0 && parent != pid;
+}
+
 void
 pcrt_write_profile (unsigned reason, int signo)
 {
-  int saved_errno;
-  struct pass pass = { false, 0, 0 };
-  size_t len;
-  pid_t pid;
-  char num[24];
+  long pid;
 
-  if (__atomic_exchange_n (&busy, 1, __ATOMIC_ACQUIRE) != 0)
+  if (!active || __atomic_exchange_n (&busy, 1, __ATOMIC_ACQUIRE) != 0)
     return;
-  /* First of all, before any libc call (errno included).  */
+  /* First of all, so that the counts are those of this moment.  */
   current_snapshot = profcopy_snapshot ();
-  saved_errno = errno;
-  pid = getpid ();
-  if (final_pid == pid)
+  pid = sys_getpid ();
+  if (final_pid == pid || in_vm_child (pid))
     goto done;
-
-  if (current_snapshot != NULL)
-    {
-      pass.n_objects = current_snapshot->n_objects;
-      pass.stamp = current_snapshot->stamp;
-    }
-  else
-    dl_iterate_phdr (visit_object, &pass);
-  if (pass.n_objects == 0)
-    goto done;
-  /* The destructor and the atexit hook both write at exit; the second
-     one only writes if something was counted in between.  */
-  if (reason == PCPROF_REASON_EXIT && last_pid == pid
-      && last_reason == PCPROF_REASON_EXIT && last_stamp == pass.stamp
-      && last_objects == pass.n_objects)
-    goto done;
-
   if (!profile_name (profile_path, sizeof profile_path, pid))
     {
-      report_error (profile_path, "cannot name the profile",
-		    ENAMETOOLONG);
-      goto done;
-    }
-  len = strlen (profile_path);
-  memcpy (temp_path, profile_path, len + 1);
-  if (!append (temp_path, sizeof temp_path, &len, ".", 1)
-      || !append (temp_path, sizeof temp_path, &len, num,
-		  format_decimal (num, pid))
-      || !append (temp_path, sizeof temp_path, &len, ".tmp", 4))
-    {
-      report_error (profile_path, "cannot name the profile",
-		    ENAMETOOLONG);
+      report_error (profile_path, "cannot name the profile", ENAMETOOLONG);
       goto done;
     }
   report_carry_test ();
-  if (write_file (profile_path, temp_path, pid, reason, signo))
-    {
-      last_pid = pid;
-      last_reason = reason;
-      last_stamp = pass.stamp;
-      last_objects = pass.n_objects;
-      if (reason == PCPROF_REASON_SIGNAL)
-	final_pid = pid;
-    }
+  if (write_file (pid, reason, signo) && reason == PCPROF_REASON_SIGNAL)
+    final_pid = pid;
 
  done:
   snapshot_free (current_snapshot);
   current_snapshot = NULL;
   __atomic_store_n (&busy, 0, __ATOMIC_RELEASE);
-  errno = saved_errno;
 }
 
-/* The handler of the fatal signals: write the profile, then die of
-   signal SIGNO as the program would have without the runtime.
-   SA_RESETHAND has restored the default action already and SA_NODEFER
-   lets the raised signal through at once.  */
+/* The syscall hook (hook.S): the rewritten code is about to make
+   system call NR with the arguments A0, A1 and A2.  */
+
+#ifndef CLONE_VM
+#define CLONE_VM 0x00000100
+#endif
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+
+PCRT_HIDDEN void pcrt_syscall_hook (long nr, long a0, long a1, long a2);
+
+void
+pcrt_syscall_hook (long nr, long a0, long a1, long a2)
+{
+  uint64_t flags;
+
+  (void) a1;
+  (void) a2;
+  switch (nr)
+    {
+    case __NR_exit_group:
+      pcrt_trace_flush ();
+      pcrt_write_profile (PCPROF_REASON_EXIT, 0);
+      break;
+    case __NR_execve:
+#ifdef __NR_execveat
+    case __NR_execveat:
+#endif
+      pcrt_trace_flush ();
+      pcrt_write_profile (PCPROF_REASON_EXEC, 0);
+      break;
+    case __NR_fork:
+      __atomic_store_n (&vm_clone_parent, 0, __ATOMIC_RELAXED);
+      pcrt_trace_fork ();
+      break;
+    case __NR_clone:
+#ifdef __NR_clone3
+    case __NR_clone3:
+#endif
+      flags = (uint32_t) a0;
+#ifdef __NR_clone3
+      if (nr == __NR_clone3)
+	{
+	  if (a0 == 0)
+	    break;
+	  rt_memcpy (&flags, (const void *) a0, sizeof flags);
+	}
+#endif
+      if (flags & CLONE_THREAD)
+	break;
+      __atomic_store_n (&vm_clone_parent,
+			(flags & CLONE_VM) ? sys_getpid () : 0,
+			__ATOMIC_RELAXED);
+      if (!(flags & CLONE_VM))
+	pcrt_trace_fork ();
+      break;
+    default:
+      break;
+    }
+}
+
+/* The handler of the signals the runtime writes the profile for: write
+   it, then let signal SIGNO do what it would have done without the
+   runtime.  SA_RESETHAND has restored the default action already and
+   SA_NODEFER lets the signal sent again through at once; a fault
+   repeats when the handler returns.  */
 
 static void
-fatal_handler (int signo)
+signal_handler (int signo)
 {
-  struct sigaction dfl;
-
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_SIGNAL, signo);
-  memset (&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset (&dfl.sa_mask);
-  sigaction (signo, &dfl, NULL);
-  raise (signo);
+  sys_tgkill (sys_getpid (), sys_gettid (), signo);
 }
 
-/* Nonzero once the atexit hook ran.  */
-static int exit_hook_done;
-
-/* The atexit hook.  It runs last at normal exit: the constructor
-   registers it before __libc_start_main registers ld.so's _dl_fini, so
-   it runs after every destructor.  It writes the final counts.  */
+/* Write the profile at exit when no system call of the process is
+   hooked (libc was not rewritten).  */
 
 static void
-exit_hook (void)
+exit_handler (void *unused)
 {
-  exit_hook_done = 1;
+  (void) unused;
+  pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXIT, 0);
 }
 
-/* Install the fatal-signal handlers where the signal still has its
-   default action, and the atexit hook.  A program that installs its
-   own handlers later simply replaces ours.  */
+extern int __cxa_atexit (void (*) (void *), void *, void *);
+extern char **environ __attribute__ ((weak));
+
+/* Take PROFCOPY_OUTPUT from the environment, as an absolute name.  */
+
+static void
+read_output_setting (void)
+{
+  const char *o = rt_getenv (env, "PROFCOPY_OUTPUT");
+  size_t len = 0;
+
+  output_template[0] = '\0';
+  if (o == NULL || o[0] == '\0')
+    return;
+  if (o[0] != '/')
+    {
+      long n = sys_getcwd (output_template, sizeof output_template);
+      if (n <= 0)
+	{
+	  output_template[0] = '\0';
+	  len = 0;
+	}
+      else
+	{
+	  len = rt_strlen (output_template);
+	  if (len > 0 && output_template[len - 1] != '/')
+	    rt_append (output_template, sizeof output_template, &len, "/", 1);
+	}
+    }
+  if (!rt_append (output_template, sizeof output_template, &len, o,
+		  rt_strlen (o)))
+    {
+      rt_memcpy (profile_path, o, rt_strlen (o) < 200 ? rt_strlen (o) + 1
+		 : 200);
+      profile_path[199] = '\0';
+      report_error (profile_path, "cannot name the profile", ENAMETOOLONG);
+      output_template[0] = '\0';
+    }
+}
+
+/* The base name of PATH.  */
+
+static const char *
+base_name (const char *path)
+{
+  const char *b = path;
+
+  if (path == NULL)
+    return NULL;
+  for (const char *p = path; *p != '\0'; p++)
+    if (*p == '/')
+      b = p + 1;
+  return b;
+}
+
+/* The constructor.  glibc passes init functions the program's
+   arguments and environment; the auxiliary vector follows the
+   environment on the initial stack.  In a process without profiled
+   objects it does nothing.  */
 
 static void __attribute__ ((constructor))
-pcrt_init (void)
+pcrt_init (int argc, char **argv, char **envp)
 {
-  struct sigaction sa, old;
+  const ElfW (auxv_t) *auxv = NULL;
+  struct k_sigaction sa, old;
 
-  dl_iterate_phdr (note_object, NULL);
-  watch_folded_objects ();
+  env = envp != NULL ? envp : (&environ != NULL ? environ : NULL);
+  if (env != NULL)
+    {
+      char *const *e = env;
+      while (*e != NULL)
+	e++;
+      auxv = (const ElfW (auxv_t) *) (e + 1);
+    }
+  program_name = argc > 0 && argv != NULL ? base_name (argv[0]) : NULL;
+  if (!note_objects (auxv))
+    return;
+  active = true;
+  read_output_setting ();
   pcrt_fill_probe_slots ();
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = fatal_handler;
-  sigemptyset (&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-  for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-    if (sigaction (fatal_signals[i], NULL, &old) == 0
-	&& !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-      sigaction (fatal_signals[i], &sa, NULL);
-  atexit (exit_hook);
+  watch_folded_objects ();
+  rt_memset (&sa, 0, sizeof sa);
+  sa.handler = signal_handler;
+  sa.flags = K_SA_RESETHAND | K_SA_NODEFER;
+  for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0];
+       i++)
+    if (sys_sigaction (handled_signals[i], NULL, &old) == 0
+	&& !(old.flags & K_SA_SIGINFO) && old.handler == SIG_DFL)
+      sys_sigaction (handled_signals[i], &sa, NULL);
+  if (exit_hooked)
+    pcrt_exec_forward ();
+  else
+    __cxa_atexit (exit_handler, NULL, NULL);
 }
 
-/* The destructor: write at exit if the atexit hook ran before it.  The
-   hook normally runs after it; writing here as well would count this
-   write's own libc calls into the profile the hook writes.  */
-
-static void __attribute__ ((destructor))
-pcrt_fini (void)
+bool
+pcrt_exit_hooked (void)
 {
-  if (exit_hook_done)
-    pcrt_write_profile (PCPROF_REASON_EXIT, 0);
+  return exit_hooked;
 }
+
+char *const *
+pcrt_environment (void)
+{
+  return env != NULL ? env : (&environ != NULL ? environ : NULL);
+}
+
+bool
+pcrt_object_phdrs (const struct link_map *l, const ElfW (Phdr) **phdr,
+		   size_t *phnum)
+{
+  return snap_phdrs (l->l_addr, phdr, phnum);
+}
+
+const char *
+pcrt_program_name (void)
+{
+  return program_name;
+}
+
+/* The handle of this object for __cxa_atexit and pthread_atfork
+   (crtbeginS.o, which would define it, is left out).  */
+PCRT_HIDDEN void *__dso_handle = &__dso_handle;

@@ -14,6 +14,7 @@
 #define PROFCOPY_RUNTIME_H
 
 #include <errno.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,11 +73,35 @@
    preserved.  */
 PCRT_HIDDEN void pcrt_write_profile (unsigned reason, int signo);
 
-/* Hand the probe routines to every loaded object rewritten with
-   --calls that does not have them yet, when the dynamic linker's list
-   of objects changed since the last call (always the first time).  No
-   libc call, no lock.  */
+/* Hand the syscall hook to every loaded profiled object, and the probe
+   routines to every one rewritten with --calls, that does not have
+   them yet, when the dynamic linker's list of objects changed since the
+   last call (always the first time).  No libc call, no lock.  */
 PCRT_HIDDEN void pcrt_fill_probe_slots (void);
+
+/* The entry that profiled code calls before a system call that may end
+   the process or replace its image (hook.S).  */
+PCRT_HIDDEN void profcopy_syscall_hook (void);
+
+/* True when a loaded object makes the exit_group system call through
+   the syscall hook: the profile is then written there, and the runtime
+   may call no libc function, which is profiled too.  */
+PCRT_HIDDEN bool pcrt_exit_hooked (void);
+
+/* exec.c: make the exec functions that libprofcopy.so exports go on to
+   the next definition (libc's), whose system call the syscall hook
+   sees.  */
+PCRT_HIDDEN void pcrt_exec_forward (void);
+
+/* The program headers of the object of link map L: false if they
+   cannot be found.  No libc call.  */
+PCRT_HIDDEN bool pcrt_object_phdrs (const struct link_map *l,
+				    const ElfW (Phdr) **phdr, size_t *phnum);
+
+/* The environment and the program's base name, as the constructor
+   found them (NULL if it did not run yet).  */
+PCRT_HIDDEN char *const *pcrt_environment (void);
+PCRT_HIDDEN const char *pcrt_program_name (void);
 
 /* LEN bytes of fresh private memory from the mmap2 system call itself
    (no libc, no heap), or NULL.  */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 6
+#define PC_SEGMENT_VERSION 7
 
 struct pc_segment_header
 {
@@ -58,6 +58,12 @@ struct pc_segment_header
   uint32_t window;
   uint32_t n_window;
   uint32_t window_blocks;
+  /* The run-time address of the runtime's syscall hook (hook.S), which
+     the runtime writes here when it starts; the calls that profcopy
+     put before the object's system calls that may end the process or
+     replace its image (exit_group, execve, execveat, fork, clone) skip
+     it while it is 0.  */
+  uint32_t syscall_hook;
 };
 
 /* The object is the main program.  */
@@ -68,6 +74,10 @@ struct pc_segment_header
    carry into the high words, which the runtime keeps: it folds every
    wrap of a low word into its high word (runtime/fold.c).  */
 #define PC_SEGMENT_F_FOLDED	0x4
+/* Its code makes the exit_group system call through the syscall hook
+   (libc's _exit): the runtime writes the profile there, after
+   everything else the process runs.  */
+#define PC_SEGMENT_F_EXIT_HOOK	0x8
 
 /* How the counts of the blocks without a counter follow from the
    others (profcopy/derive.c explains why this is exact).  Vertex 2i is

@@ -15,13 +15,17 @@
    process's objects are written first, then again whenever the
    dynamic linker reports objects added (dlopen).
 
-   The buffers are written when they fill, at exit (an atexit hook and a
-   destructor), before exec (exec.c) and on a fatal signal (a handler
-   that chains to the one that was there before, profile.c's or the
-   default).  A child made by fork starts with empty buffers: the
-   events before the fork are the parent's.  It writes its own file if
-   the file's name has its pid, else appends to its parent's, which the
-   parent creates before the fork for that.
+   The buffers are written when they fill, at exit, before exec and on
+   a fatal signal (a handler that chains to the one that was there
+   before, profile.c's or the default).  A child made by fork starts
+   with empty buffers: the events before the fork are the parent's.  It
+   writes its own file if the file's name has its pid, else appends to
+   its parent's, which the parent creates before the fork for that.
+   When libc is profiled (profcopy --whole-program --calls), the
+   syscall hook tells of exit, exec and fork (profile.c), and the
+   runtime calls no libc function at all; otherwise (a program built
+   with -finstrument-functions, or rewritten alone) an exit handler and
+   pthread_atfork do, set up at the first event.
 
    Everything the recording path does is done here, with raw system
    calls: no libc function is called, errno is never touched and no
@@ -48,6 +52,7 @@
 
 #include "trace-format.h"
 #include "runtime.h"
+#include "sys.h"
 #include "trace.h"
 
 #define NO_INSTRUMENT __attribute__ ((no_instrument_function))
@@ -92,7 +97,7 @@ static const char *output_template;	/* PROFCOPY_TRACE_OUTPUT or NULL.  */
 static int file_lock;
 static int trace_fd = -1;
 static bool trace_failed;		/* Could not be created: stop.  */
-static unsigned long long objects_adds;	/* dlpi_adds when last listed.  */
+static uint32_t objects_stamp;		/* objects_now when last listed.  */
 static pid_t trace_pid;
 
 /* The output buffer of the text form and of object records, and the
@@ -104,6 +109,9 @@ static struct
 } text;
 static char trace_path[PATH_MAX];
 static char exe_path[PATH_MAX];
+
+static void trace_setup (void);
+static void trace_child (void);
 
 /* The CLOCK_MONOTONIC time in nanoseconds.  The o32 clock_gettime
    system call takes the 32-bit timespec.  */
@@ -289,9 +297,9 @@ read_settings (void)
 
   if (__atomic_load_n (&settings_done, __ATOMIC_ACQUIRE))
     return;
-  format = getenv ("PROFCOPY_TRACE_FORMAT");
+  format = rt_getenv (pcrt_environment (), "PROFCOPY_TRACE_FORMAT");
   text_format = format != NULL && format[0] == 't';
-  output_template = getenv ("PROFCOPY_TRACE_OUTPUT");
+  output_template = rt_getenv (pcrt_environment (), "PROFCOPY_TRACE_OUTPUT");
   if (output_template != NULL && output_template[0] == '\0')
     output_template = NULL;
   trace_pid = raw_getpid ();
@@ -326,7 +334,7 @@ trace_name (void)
   trace_path[0] = '\0';
   if (output_template == NULL)
     {
-      const char *prog = program_invocation_short_name;
+      const char *prog = pcrt_program_name ();
       if (prog == NULL || prog[0] == '\0')
 	prog = "profcopy";
       return (path_append (&len, prog, string_length (prog))
@@ -386,31 +394,31 @@ say_failure (const char *what, long err)
   raw_write_all (STDERR_FILENO, "\n", 1);
 }
 
-/* dl_iterate_phdr callback: note the dynamic linker's count of objects
-   added in *DATA and stop.  */
+/* A stamp of the dynamic linker's list of objects: it changes when an
+   object is added or removed.  */
 
-static int
-note_adds (struct dl_phdr_info *info, size_t size, void *data)
+static uint32_t
+objects_now (void)
 {
-  if (size >= offsetof (struct dl_phdr_info, dlpi_subs))
-    *(unsigned long long *) data = info->dlpi_adds;
-  return 1;
+  uint32_t stamp = 1;
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    stamp = stamp * 31 + (uint32_t) l->l_addr + 1;
+  return stamp;
 }
 
-/* dl_iterate_phdr callback: write the object record of the object INFO
-   describes.  *DATA counts the objects seen; the first is the
-   program.  */
+/* Write the object record of the object of link map L, the program if
+   FIRST.  */
 
-static int
-write_object (struct dl_phdr_info *info, size_t size, void *data)
+static void
+write_object (const struct link_map *l, bool first)
 {
-  unsigned *seen = data;
   uint64_t low = UINT64_MAX, high = 0;
-  const char *path = info->dlpi_name;
-  size_t path_len;
+  const char *path = l->l_name;
+  const ElfW (Phdr) *phdr;
+  size_t phnum, path_len;
 
-  (void) size;
-  if (*seen == 0 && (path == NULL || path[0] == '\0'))
+  if (first && (path == NULL || path[0] == '\0'))
     {
       long n = RAW_SYSCALL4 (__NR_readlink, "/proc/self/exe", exe_path,
 			     sizeof exe_path - 1, 0);
@@ -420,24 +428,23 @@ write_object (struct dl_phdr_info *info, size_t size, void *data)
 	  path = exe_path;
 	}
     }
-  ++*seen;
-  if (path == NULL || path[0] == '\0')
-    return 0;
-  for (size_t i = 0; i < info->dlpi_phnum; i++)
-    if (info->dlpi_phdr[i].p_type == PT_LOAD)
+  if (path == NULL || path[0] == '\0' || !pcrt_object_phdrs (l, &phdr, &phnum))
+    return;
+  for (size_t i = 0; i < phnum; i++)
+    if (phdr[i].p_type == PT_LOAD)
       {
-	uint64_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	uint64_t hi = lo + info->dlpi_phdr[i].p_memsz;
+	uint64_t lo = l->l_addr + phdr[i].p_vaddr;
+	uint64_t hi = lo + phdr[i].p_memsz;
 	if (lo < low)
 	  low = lo;
 	if (hi > high)
 	  high = hi;
       }
   if (high == 0 || high > UINT32_MAX)
-    return 0;
+    return;
   path_len = string_length (path);
   if (path_len > PCTRACE_MAX_PATH_LEN)
-    return 0;
+    return;
   if (text_format)
     {
       text_string ("O ");
@@ -445,7 +452,7 @@ write_object (struct dl_phdr_info *info, size_t size, void *data)
       text_string (" ");
       text_hex ((uint32_t) high);
       text_string (" ");
-      text_hex ((uint32_t) info->dlpi_addr);
+      text_hex ((uint32_t) l->l_addr);
       text_string (" ");
       text_put (path, path_len);
       text_string ("\n");
@@ -457,7 +464,7 @@ write_object (struct dl_phdr_info *info, size_t size, void *data)
       size_t padded = PCTRACE_PAD8 (path_len + 1);
       store32 (head + PCTRACE_R_TYPE, PCTRACE_REC_OBJECT);
       store32 (head + PCTRACE_R_SIZE, PCTRACE_O_SIZE + padded);
-      store32 (head + PCTRACE_O_BIAS, (uint32_t) info->dlpi_addr);
+      store32 (head + PCTRACE_O_BIAS, (uint32_t) l->l_addr);
       store32 (head + PCTRACE_O_LOW, (uint32_t) low);
       store32 (head + PCTRACE_O_HIGH, (uint32_t) high);
       store32 (head + PCTRACE_O_PATH_LEN, path_len);
@@ -465,25 +472,22 @@ write_object (struct dl_phdr_info *info, size_t size, void *data)
       text_put (path, path_len);
       text_put ((const char *) zeros, padded - path_len);
     }
-  return 0;
 }
 
-/* Write the object records if the dynamic linker added objects since
-   they were last written (or they never were).  Not from a signal
-   handler: dl_iterate_phdr takes the loader's lock.  */
+/* Write the object records if the dynamic linker's list changed since
+   they were last written (or they never were).  */
 
 static void
 write_objects (void)
 {
-  unsigned long long adds = 0;
-  unsigned seen = 0;
+  uint32_t stamp = objects_now ();
 
-  dl_iterate_phdr (note_adds, &adds);
-  if (adds == objects_adds && adds != 0)
+  if (stamp == objects_stamp)
     return;
-  dl_iterate_phdr (write_object, &seen);
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    write_object (l, l == _r_debug.r_map);
   text_flush ();
-  objects_adds = adds;
+  objects_stamp = stamp;
 }
 
 /* Create the trace file if it is not open yet and write its header.
@@ -541,7 +545,7 @@ open_trace (bool in_signal)
       text_put ((const char *) head, sizeof head);
     }
   text_flush ();
-  objects_adds = 0;
+  objects_stamp = 0;
   write_objects ();
   return true;
 }
@@ -557,6 +561,8 @@ write_buffer (struct trace_buffer *b, bool in_signal)
     return;
   if (!lock_file (in_signal ? 1000 : 0))
     return;
+  if (raw_getpid () != trace_pid)
+    trace_child ();
   if (open_trace (in_signal))
     {
       store32 (b->record + PCTRACE_R_TYPE, PCTRACE_REC_EVENTS);
@@ -621,6 +627,7 @@ new_buffer (void)
   b->n_lost = 0;
   my_buffer = b;
   read_settings ();
+  trace_setup ();
   b->tid = raw_gettid ();
   b->next = __atomic_load_n (&all_buffers, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n (&all_buffers, &b->next, b, true,
@@ -726,11 +733,11 @@ pcrt_trace_flush (void)
    trace's handler (profile.c's, or the default).  */
 static const int fatal_signals[] =
   { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-static struct sigaction chained[sizeof fatal_signals
-				/ sizeof fatal_signals[0]];
+static struct k_sigaction chained[sizeof fatal_signals
+				  / sizeof fatal_signals[0]];
 
 /* The handler of the fatal signals: write the trace, put back the
-   action that was there before and raise SIGNO again, which runs it
+   action that was there before and send SIGNO again, which runs it
    (SA_NODEFER lets it through at once).  */
 
 static void
@@ -739,8 +746,8 @@ trace_fatal (int signo)
   flush_all (true);
   for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
     if (fatal_signals[i] == signo)
-      sigaction (signo, &chained[i], NULL);
-  raise (signo);
+      sys_sigaction (signo, &chained[i], NULL);
+  sys_tgkill (raw_getpid (), raw_gettid (), signo);
 }
 
 /* True if the trace's name has the process id in it.  */
@@ -748,7 +755,12 @@ trace_fatal (int signo)
 static bool
 name_has_pid (void)
 {
-  return output_template != NULL && strstr (output_template, "%p") != NULL;
+  if (output_template == NULL)
+    return false;
+  for (const char *p = output_template; *p != '\0'; p++)
+    if (p[0] == '%' && p[1] == 'p')
+      return true;
+  return false;
 }
 
 /* Before a fork: a parent that traced and whose child will share its
@@ -792,37 +804,75 @@ trace_atfork_child (void)
     }
 }
 
+/* The same, found at a write in a child made without pthread_atfork's
+   help (the syscall hook wrote the parent's buffers before the fork:
+   the events in the child's are its own).  Called with FILE_LOCK
+   held.  */
+
 static void
-trace_exit_hook (void)
+trace_child (void)
 {
+  trace_pid = raw_getpid ();
+  if (my_buffer != NULL)
+    my_buffer->tid = raw_gettid ();
+  if (name_has_pid ())
+    {
+      if (trace_fd >= 0)
+	RAW_SYSCALL4 (__NR_close, trace_fd, 0, 0, 0);
+      trace_fd = -1;
+      trace_failed = false;
+    }
+}
+
+void
+pcrt_trace_fork (void)
+{
+  if (__atomic_load_n (&all_buffers, __ATOMIC_ACQUIRE) == NULL)
+    return;
+  flush_all (false);
+  trace_atfork_prepare ();
+}
+
+static void
+trace_exit_hook (void *unused)
+{
+  (void) unused;
   flush_all (false);
 }
 
-/* Install the exit hook, the fork hook and the fatal-signal handlers.
-   Each handler chains to the action it replaces; a signal the program
-   ignores or handles itself is left alone.  */
+extern int __cxa_atexit (void (*) (void *), void *, void *);
 
-static void __attribute__ ((constructor))
-trace_init (void)
+/* Install the fatal-signal handlers, and without the syscall hook the
+   exit handler and the fork hooks, once, at the first event.  Each
+   signal handler chains to the action it replaces; a signal the
+   program ignores or handles itself is left alone.  */
+
+static void
+trace_setup (void)
 {
-  struct sigaction sa;
+  static int done;
+  struct k_sigaction sa;
 
-  read_settings ();
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = trace_fatal;
-  sigemptyset (&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  if (__atomic_exchange_n (&done, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  for (size_t i = 0; i < sizeof sa; i++)
+    ((unsigned char *) &sa)[i] = 0;
+  sa.handler = trace_fatal;
+  sa.flags = K_SA_RESETHAND | K_SA_NODEFER;
   for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-    if (sigaction (fatal_signals[i], NULL, &chained[i]) == 0
-	&& !(chained[i].sa_flags & SA_SIGINFO)
-	&& chained[i].sa_handler != SIG_IGN)
-      sigaction (fatal_signals[i], &sa, NULL);
-  pthread_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
-  atexit (trace_exit_hook);
+    if (sys_sigaction (fatal_signals[i], NULL, &chained[i]) == 0
+	&& !(chained[i].flags & K_SA_SIGINFO)
+	&& chained[i].handler != SIG_IGN)
+      sys_sigaction (fatal_signals[i], &sa, NULL);
+  if (!pcrt_exit_hooked ())
+    {
+      pthread_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
+      __cxa_atexit (trace_exit_hook, NULL, NULL);
+    }
 }
 
-/* At exit after the atexit hook, for the events of the destructors that
-   ran after it.  */
+/* At exit after the exit handler, for the events of the destructors
+   that ran after it.  */
 
 static void __attribute__ ((destructor))
 trace_fini (void)

@@ -27,10 +27,8 @@
    $sp 8-byte aligned).  The probe may write $at, $v0-$v1, $a0-$a3,
    $t0-$t9, $gp, $ra, HI and LO, and nothing else: it uses no
    floating-point register (trace.c has no floating-point code; time
-   stamps, memory and file output are raw system calls; the only libc
-   function it calls is dl_iterate_phdr, when a full buffer is written,
-   and that uses no floating-point register either) and never touches
-   errno.  A stub that
+   stamps, memory and file output are raw system calls; it calls no
+   libc function) and never touches errno.  A stub that
    saves and restores exactly those registers around the call leaves
    the instrumented function's state unchanged.  The probe is
    async-signal-safe and thread-safe.  */
@@ -40,5 +38,9 @@ PCRT_EXPORT void profcopy_trace_exit (uint32_t func, uint32_t site);
 /* Write out the buffered events of every thread: before exec and at
    exit.  */
 PCRT_HIDDEN void pcrt_trace_flush (void);
+
+/* Before a fork seen by the syscall hook: write out the events, so that
+   the child starts with none of the parent's.  */
+PCRT_HIDDEN void pcrt_trace_fork (void);
 
 #endif /* PROFCOPY_TRACE_H */

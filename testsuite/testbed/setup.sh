@@ -50,7 +50,11 @@ start=$(date +%s)
 # from their Depends.
 wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
 	busybox sqlite3 libsqlite3-0 libreadline8 libtinfo6 zlib1g
-	python3.11-minimal libpython3.11-minimal libexpat1"
+	python3.11-minimal libpython3.11-minimal libexpat1
+	perl-base perl libperl5.36 perl-modules-5.36 file libmagic1
+	libmagic-mgc bash grep sed gawk tar diffutils xz-utils zstd lz4
+	brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
+	findutils cpio patch"
 
 log ()
 {

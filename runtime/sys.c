@@ -1,0 +1,193 @@
+/* sys.c -- the runtime's own system calls and string helpers (sys.h).
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+
+#include "sys.h"
+
+/* The kernel's struct stat64 on MIPS o32 (asm/stat.h) has st_mode at
+   byte 24 of 104.  */
+#define K_STAT64_SIZE 104
+#define K_STAT64_MODE 24
+
+static long
+mode_of (const unsigned char *st)
+{
+  uint32_t mode;
+
+  rt_memcpy (&mode, st + K_STAT64_MODE, sizeof mode);
+  return (long) mode;
+}
+
+long
+sys_file_mode (const char *path, bool nofollow)
+{
+  unsigned char st[K_STAT64_SIZE] __attribute__ ((aligned (8)));
+  long r = nofollow ? RAW_SYSCALL4 (__NR_lstat64, path, st, 0, 0)
+	   : RAW_SYSCALL4 (__NR_stat64, path, st, 0, 0);
+
+  return r < 0 ? r : mode_of (st);
+}
+
+long
+sys_fd_mode (int fd)
+{
+  unsigned char st[K_STAT64_SIZE] __attribute__ ((aligned (8)));
+  long r = RAW_SYSCALL4 (__NR_fstat64, fd, st, 0, 0);
+
+  return r < 0 ? r : mode_of (st);
+}
+
+long
+sys_write_all (int fd, const void *p, size_t len)
+{
+  const unsigned char *q = p;
+
+  while (len > 0)
+    {
+      long n = sys_write (fd, q, len);
+      if (n == -EINTR)
+	continue;
+      if (n < 0)
+	return n;
+      if (n == 0)
+	return -ENOSPC;
+      q += n;
+      len -= (size_t) n;
+    }
+  return 0;
+}
+
+size_t
+rt_strlen (const char *s)
+{
+  size_t n = 0;
+
+  while (s[n] != '\0')
+    n++;
+  return n;
+}
+
+bool
+rt_streq (const char *a, const char *b)
+{
+  while (*a != '\0' && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
+/* The two loops below are kept loops: without this, GCC may recognise
+   them and call libc's memcpy and memset.  */
+
+void
+rt_memcpy (void *to, const void *from, size_t n)
+{
+  volatile unsigned char *t = to;
+  const unsigned char *f = from;
+
+  while (n-- > 0)
+    *t++ = *f++;
+}
+
+void
+rt_memset (void *to, int c, size_t n)
+{
+  volatile unsigned char *t = to;
+
+  while (n-- > 0)
+    *t++ = (unsigned char) c;
+}
+
+size_t
+rt_format_decimal (char *buf, uint64_t v)
+{
+  char digits[21];
+  size_t n = 0, len = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  while (n > 0)
+    buf[len++] = digits[--n];
+  buf[len] = '\0';
+  return len;
+}
+
+bool
+rt_append (char *buf, size_t size, size_t *len, const char *s, size_t n)
+{
+  if (n >= size - *len)
+    return false;
+  rt_memcpy (buf + *len, s, n);
+  *len += n;
+  buf[*len] = '\0';
+  return true;
+}
+
+const char *
+rt_getenv (char *const *envp, const char *name)
+{
+  size_t n = rt_strlen (name);
+
+  if (envp == NULL)
+    return NULL;
+  for (; *envp != NULL; envp++)
+    {
+      const char *e = *envp;
+      size_t k = 0;
+      while (k < n && e[k] == name[k])
+	k++;
+      if (k == n && e[n] == '=')
+	return e + n + 1;
+    }
+  return NULL;
+}
+
+void
+rt_say (const char *const *parts)
+{
+  char line[1024];
+  size_t len = 0;
+
+  rt_append (line, sizeof line, &len, "libprofcopy: ", 13);
+  for (; *parts != NULL; parts++)
+    {
+      size_t n = rt_strlen (*parts);
+      if (n > sizeof line - 2 - len)
+	n = sizeof line - 2 - len;
+      rt_append (line, sizeof line, &len, *parts, n);
+    }
+  line[len++] = '\n';
+  sys_write_all (2, line, len);
+}
+
+const char *
+rt_strerror (int err)
+{
+  switch (err)
+    {
+    case ENOENT: return "No such file or directory";
+    case EACCES: return "Permission denied";
+    case EPERM: return "Operation not permitted";
+    case ENOSPC: return "No space left on device";
+    case EDQUOT: return "Disk quota exceeded";
+    case EFBIG: return "File too large";
+    case EROFS: return "Read-only file system";
+    case ENAMETOOLONG: return "File name too long";
+    case EISDIR: return "Is a directory";
+    case ENOTDIR: return "Not a directory";
+    case ELOOP: return "Too many levels of symbolic links";
+    case ENXIO: return "No reader on the FIFO";
+    case EIO: return "Input/output error";
+    case EEXIST: return "File exists";
+    default: return NULL;
+    }
+}
