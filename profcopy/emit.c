@@ -291,6 +291,8 @@ mark_entries (const struct analysis *a, unsigned char *entry)
 
 static uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			       const struct insn *insn);
+static uint32_t gotref_before_words (const struct emitter *e, long w);
+static unsigned dead_reg (uint64_t dead);
 
 static bool
 calls_noreturn (const struct emitter *e, const unsigned char *returns,
@@ -2722,6 +2724,8 @@ slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
   w = emit_word_index (e, at);
   insn = code_insn_at (code, at);
   if (w < 0 || insn == NULL || e->probe[w] != 0 || e->in_llsc[w]
+      || (e->gotref_slot[w] != 0 && e->gotref_form[w] != GOTREF_GP)
+      || gotref_before_words (e, w) != 0
       || !(again ? rerunnable (insn) : movable (insn)))
     return false;
   for (unsigned k = 0; k < 3; k++)
@@ -3552,6 +3556,174 @@ got_on_all_paths (const struct emitter *e, const struct preds *p,
   return true;
 }
 
+static bool has_base (const struct insn *insn);
+
+/* Whether, on every way control reaches address AT of block BI (P its
+   CFG's predecessors), gp is valid (gp_valid) or the program itself
+   has read gp as a base (a GOT load, say) since its last write of gp
+   and the last call: the compiler trusts gp there, so it holds the
+   object's gp where gp_dataflow cannot tell (after a reload through a
+   frame pointer, `lw gp,16(s8)').  At most *BUDGET blocks are looked
+   at.  */
+
+static bool
+gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
+			 const struct object_symbol *const *dyn, size_t n_dyn,
+			 size_t bi, uint32_t at, int *budget)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  const struct block *b = &cfg->blocks[bi];
+
+  if (--*budget < 0)
+    return false;
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q;
+      if (x < b->end && e->gp_valid[emit_word_index (e, x)])
+	return true;
+      q = code_insn_at (code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID || (q->writes & R (REG_GP)))
+	return false;
+      if (has_base (q) && q->rs == REG_GP)
+	return true;
+    }
+  if (e->gp_valid[emit_word_index (e, b->start)])
+    return true;
+  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
+    return false;
+  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
+    {
+      const struct block *from = &cfg->blocks[p->from[k]];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, from, &slot);
+      /* Nothing comes back from a call that never returns
+	 (__stack_chk_fail, say).  */
+      if ((from->flags & BLOCK_F_CALL)
+	  && (calls_noreturn (e, e->returns, from)
+	      || calls_noreturn_import (e, from, dyn, n_dyn)))
+	continue;
+      /* A call's successor is its return point, with the callee's gp;
+	 a branch-likely's slot runs on one of its ways only.  */
+      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
+	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	  || (ctl != NULL && slot == NULL)
+	  || !gp_trusted_on_all_paths (e, p, dyn, n_dyn, p->from[k],
+				       from->end, budget))
+	return false;
+    }
+  return true;
+}
+
+/* Decide how each got-ref addiu is rewritten (e->gotref_form): as a
+   load of its new GOT entry from gp where gp is valid; elsewhere from
+   the page register itself plus the distance from the page to the new
+   address, or from the GOT through the gp saved in the frame.  gp need
+   not be valid at the addiu: GCC loads a page once, before a loop say,
+   and adds %lo to it after calls, which leave gp clobbered (a callee
+   that tail-calls another object returns with that object's gp) until
+   the next `lw gp,K(sp)'.  An addiu in a delay slot is written before
+   its branch.  Needs the live sets.  */
+
+static bool
+plan_gotref_forms (struct emitter *e, char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  struct preds pr = { NULL, NULL, NULL };
+  const struct object_symbol **dyn = NULL;
+  size_t n_dyn = 0;
+  bool have_preds = false, ok = false;
+
+  e->n_gotref_nogp = e->n_gotref_unsafe = 0;
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	const struct insn *ctl = NULL;
+	long w = emit_word_index (e, insn->addr);
+	const struct block *b;
+	uint32_t at = insn->addr;
+	uint64_t dead;
+	unsigned form;
+	int budget = 16;
+
+	if (w < 0 || e->gotref_slot[w] == 0)
+	  continue;
+	e->gotref_form[w] = GOTREF_GP;
+	if (e->fixed_address || e->gp_valid[w])
+	  continue;
+	if (!have_preds)
+	  {
+	    have_preds = true;
+	    dyn = object_dynsyms_by_index (&e->a->obj, &n_dyn);
+	    if (!preds_build (e, &pr) || dyn == NULL)
+	      {
+		*errmsg = strdup ("out of memory");
+		goto out;
+	      }
+	  }
+	b = cfg_block_at (cfg, insn->addr);
+	if (b == NULL)
+	  continue;
+	if (gp_trusted_on_all_paths (e, &pr, dyn, n_dyn,
+				     (size_t) (b - cfg->blocks), insn->addr,
+				     &budget))
+	  continue;
+	e->n_gotref_nogp++;
+	form = 0;
+	if (insn->flags & INSN_F_SLOT)
+	  {
+	    /* The slot of a branch, jump or call that neither reads y nor
+	       writes x or y, which nothing enters: it runs first (after
+	       the run-time translation of an indirect jump's register,
+	       which is not y).  */
+	    ctl = code_insn_at (code, insn->addr - 4);
+	    if (ctl == NULL || e->entered[w] || e->in_llsc[w - 1]
+		|| (ctl->flags & INSN_F_LIKELY)
+		|| (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP
+		    && ctl->kind != INSN_CALL && ctl->kind != INSN_IJUMP
+		    && ctl->kind != INSN_ICALL)
+		|| (ctl->reads & R (insn->rt))
+		|| (ctl->writes & (R (insn->rt) | R (insn->rs))))
+	      goto unsafe;
+	    at = ctl->addr;
+	    form = GOTREF_F_BEFORE;
+	  }
+	if (e->in_llsc[w])
+	  goto unsafe;
+	if (insn->rt != insn->rs)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_ADD);
+	    continue;
+	  }
+	if (e->gp_saved[w] >= 0 && insn->rt != REG_SP)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_SAVED);
+	    continue;
+	  }
+	dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at)
+	       & ~(R (insn->rt) | R (insn->rs));
+	if (ctl != NULL)
+	  dead &= ~(ctl->reads | ctl->writes);
+	if (dead_reg (dead) != 0)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_TMP
+					   | (dead_reg (dead) << 3));
+	    continue;
+	  }
+      unsafe:
+	/* Left as it was: right only if gp is valid after all.  */
+	e->n_gotref_unsafe++;
+      }
+  ok = true;
+ out:
+  if (have_preds)
+    preds_free (&pr);
+  free (dyn);
+  return ok;
+}
+
 /* A malloc'd array saying for every code word of E whether it is the
    jump of a switch table the relocation table knows, or NULL when out
    of memory.  */
@@ -3898,6 +4070,34 @@ mark_probes (struct emitter *e)
 
 static const struct insn *slot_fill (const struct emitter *e,
 				     uint32_t target, bool pad_ok);
+
+/* The words of the sequence that the got-ref addiu at word W becomes,
+   and those written before the branch at word W (the sequence of its
+   delay slot's addiu, GOTREF_F_BEFORE).  */
+
+static uint32_t
+gotref_words (const struct emitter *e, long w)
+{
+  switch (GOTREF_KIND (e->gotref_form[w]))
+    {
+    case GOTREF_ADD:
+    case GOTREF_TMP:
+      return 3;
+    case GOTREF_SAVED:
+      return 2;
+    default:
+      return 1;
+    }
+}
+
+static uint32_t
+gotref_before_words (const struct emitter *e, long w)
+{
+  if ((size_t) w + 1 >= e->n_words || e->gotref_slot[w + 1] == 0
+      || !(e->gotref_form[w + 1] & GOTREF_F_BEFORE))
+    return 0;
+  return gotref_words (e, w + 1);
+}
 
 static uint32_t insn_words (const struct emitter *e, long w,
 			    const struct insn *insn);
@@ -4367,6 +4567,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->map = calloc (total + 1, sizeof *e->map);
   e->insn_new = calloc (total + 1, sizeof *e->insn_new);
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
+  e->gotref_form = calloc (total + 1, 1);
   e->gp_valid = calloc (total + 1, 1);
   e->t9_valid = calloc (total + 1, 1);
   e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
@@ -4382,6 +4583,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->needs_pad = calloc (total + 1, 1);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
   if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
+      || e->gotref_form == NULL
       || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL
       || e->long_kind == NULL
       || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
@@ -4447,6 +4649,13 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       free (cost);
       free (est.taken);
       goto nomem;
+    }
+  if (!plan_gotref_forms (e, errmsg))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      return false;
     }
   /* The estimate needs only the CFG, the cold blocks and the calls: a
      thread of its own makes it while plan_blocks works.  */
@@ -4574,6 +4783,8 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     }
   if (w > 0 && long_takes_slot (e->long_kind[w - 1]))
     return 0;
+  if (e->gotref_slot[w] != 0 && !(e->gotref_form[w] & GOTREF_F_BEFORE))
+    return gotref_words (e, w);
   return 1;
 }
 
@@ -4819,9 +5030,10 @@ layout_pass (struct emitter *e)
 	    pc += 4 * xlate_words (e, &e->xlate[w]);
 	  if (e->sys_hook[w])
 	    pc += 4 * SYSHOOK_WORDS;
-	  e->insn_new[w] = pc;
 	  if (at != b->start)
 	    e->map[w] = pc;
+	  pc += 4 * gotref_before_words (e, w);
+	  e->insn_new[w] = pc;
 	  pc += 4 * insn_words (e, w, code_insn_at (&a->code, at));
 	}
       if (p->edge)
@@ -4922,13 +5134,19 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   bool jump = insn->kind == INSN_JUMP;
   bool cond = insn->kind == INSN_BRANCH && invert_branch (insn->word) != 0;
   bool gp, save_ra;
-  uint64_t dead;
+  uint64_t dead, moved = 0;
   unsigned reg;
   uint32_t k;
 
   if (b == NULL || t == NULL || slot == NULL || !(call || jump || cond))
     goto none;
-  if ((call || jump)
+  /* A got-ref addiu of the slot that runs before the branch
+     (GOTREF_F_BEFORE) has written its register already.  */
+  if (gotref_before_words (e, w) != 0)
+    moved = R (slot->rt) | R (slot->rs)
+	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_TMP
+	       ? R (GOTREF_REG (e->gotref_form[w + 1])) : 0);
+  if ((call || jump) && !(moved & R (REG_T9))
       && ((pro != NULL && pro->via == VIA_T9 && pro->target == insn->target)
 	  || t9_holds (e, insn, insn->target)))
     {
@@ -4957,7 +5175,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
       && cfg->funcs[t->func].entry == insn->target
       && !(slot->reads & R (REG_AT)))
     dead |= R (REG_AT);
-  dead &= SCRATCH_MASK;
+  dead &= SCRATCH_MASK & ~moved;
   /* A jump's register reaches the target, where t9 may still count.  */
   if (!call)
     dead &= ~keep_t9 (e, insn->target);
@@ -5877,6 +6095,46 @@ absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
 	 + (uint32_t) (int16_t) (addiu->word & 0xffff) == e->a->obj.gp;
 }
 
+/* Write the sequence that the got-ref addiu INSN, word W, becomes
+   (enum gotref_form).  */
+
+static void
+put_gotref (struct cursor *c, const struct insn *insn, long w)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  uint32_t k = e->gotref_slot[w] - 1;
+  uint32_t slot = g->n_old_local + k;
+  unsigned form = e->gotref_form[w];
+  uint32_t f, d, hi;
+  int32_t lo;
+  unsigned r;
+
+  switch (GOTREF_KIND (form))
+    {
+    case GOTREF_ADD:
+    case GOTREF_TMP:
+      /* y = x + (new f - page), the page being f - %lo(f): no gp.  */
+      r = GOTREF_KIND (form) == GOTREF_ADD ? insn->rt : GOTREF_REG (form);
+      f = g->target_of[k - g->n_fixed];
+      d = emit_map (e, f) - f + (uint32_t) insn->imm;
+      split_hi_lo (d, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r, hi));
+      put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+      put (c, addu (insn->rt, insn->rs, r));
+      break;
+    case GOTREF_SAVED:
+      /* The gp the function saved in its frame.  */
+      put (c, itype (OP_LW, REG_SP, insn->rt, (uint32_t) e->gp_saved[w]));
+      put (c, itype (OP_LW, insn->rt, insn->rt, 4 * slot - 0x7ff0));
+      break;
+    default:
+      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp).  */
+      put (c, itype (OP_LW, REG_GP, insn->rt, 4 * slot - 0x7ff0));
+      break;
+    }
+}
+
 /* Write the copy of INSN.  */
 
 static bool
@@ -5893,9 +6151,10 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
     return put_long (c, insn, w, errmsg);
   if (w >= 0 && e->gotref_slot[w] != 0)
     {
-      uint32_t slot = g->n_old_local + e->gotref_slot[w] - 1;
-      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp).  */
-      put (c, itype (OP_LW, REG_GP, insn->rt, 4 * slot - 0x7ff0));
+      if (e->gotref_form[w] & GOTREF_F_BEFORE)
+	put (c, 0);		/* Its branch ran it.  */
+      else
+	put_gotref (c, insn, w);
       return true;
     }
 
@@ -6505,6 +6764,8 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
 	  if (e->sys_hook[emit_word_index (e, at)])
 	    put_syscall_hook (&c);
+	  if (gotref_before_words (e, w) != 0)
+	    put_gotref (&c, code_insn_at (&a->code, at + 4), w + 1);
 	  if (insn == NULL)
 	    {
 	      *errmsg = strdup ("internal error: a block word has no record");
@@ -6553,6 +6814,7 @@ emit_free (struct emitter *e)
   free (e->map);
   free (e->insn_new);
   free (e->gotref_slot);
+  free (e->gotref_form);
   free (e->gp_valid);
   free (e->t9_valid);
   free (e->gp_saved);

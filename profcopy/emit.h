@@ -116,6 +116,24 @@ struct count_plan
   uint32_t iv_inverse;
 };
 
+/* How a got-ref addiu `addiu y,x,%lo(f)' is written (the low bits of
+   its gotref_form; D is the new f less the page that x holds).  */
+enum gotref_form
+{
+  GOTREF_GP,			/* lw y,<new f>(gp).  */
+  GOTREF_ADD,			/* lui y,%hi(D); addiu y,y,%lo(D); addu y,y,x
+				   (y != x).  */
+  GOTREF_SAVED,			/* lw y,K(sp); lw y,<new f>(y): the gp that
+				   the function saved in its frame.  */
+  GOTREF_TMP			/* lui r,%hi(D); addiu r,r,%lo(D); addu y,x,r
+				   with r dead (GOTREF_REG).  */
+};
+#define GOTREF_KIND(f)	((f) & 3)
+/* Written before the branch whose delay slot it is, which then holds a
+   nop.  */
+#define GOTREF_F_BEFORE	4
+#define GOTREF_REG(f)	((unsigned) (f) >> 3)
+
 /* How a direct branch that cannot reach its new target is written.  */
 enum long_kind
 {
@@ -164,6 +182,7 @@ struct emitter
   uint32_t *map;		/* New address (block starts: of its counter).  */
   uint32_t *insn_new;		/* New address of the word's own copy.  */
   uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
+  uint8_t *gotref_form;		/* enum gotref_form of a got-ref addiu.  */
   uint8_t *long_kind;		/* enum long_kind of a direct branch.  */
   uint8_t *long_reg;		/* Its scratch register.  */
   uint32_t *long_slot;		/* Its new entry.  */
@@ -244,6 +263,8 @@ struct emitter
   size_t n_edge;
   size_t n_edge_counters;
   size_t n_xlate, n_xlate_skipped;
+  size_t n_gotref_nogp;		/* Got-ref addius where gp may not be valid.  */
+  size_t n_gotref_unsafe;	/* Those still written relative to gp.  */
   size_t n_xlate_guarded;	/* Of the translations, with the gp guard.  */
 };
 

@@ -927,6 +927,11 @@ rewrite_object (const char *in_path, const char *out_path,
 	     rw.e.n_xlate, rw.e.n_xlate_guarded, rw.e.n_xlate_skipped,
 	     rw.e.got.n_new,
 	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
+  if (opts->verbose && rw.e.n_gotref_nogp > 0)
+    fprintf (stderr, "profcopy: %s: %zu GOT references where gp may not "
+	     "be valid, written without gp (%zu left relative to gp)\n",
+	     in_path, rw.e.n_gotref_nogp - rw.e.n_gotref_unsafe,
+	     rw.e.n_gotref_unsafe);
   if (opts->verbose && opts->use_profile != NULL && !opts->all_blocks)
     {
       if (n_used > 0)
