@@ -197,6 +197,13 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
   return ok;
 }
 
+static int
+compare_addr (const void *pa, const void *pb)
+{
+  uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
+  return a < b ? -1 : a > b;
+}
+
 bool
 analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
 		      size_t *n)
@@ -245,6 +252,59 @@ analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
   *edges = e;
   *n = m;
   return true;
+}
+
+unsigned char *
+analysis_unknown_entries (const struct analysis *a)
+{
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  unsigned char *unknown = calloc (cfg->n_funcs + 1, 1);
+  uint32_t *known = malloc ((a->relocs.n_entries + 1) * sizeof *known);
+  size_t n_known = 0;
+
+  if (unknown == NULL || known == NULL)
+    {
+      free (unknown);
+      free (known);
+      return NULL;
+    }
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      const struct block *b;
+      if (r->type != RELOC_JUMP_TABLE)
+	continue;
+      if (r->via == VIA_GPREL)
+	known[n_known++] = r->index;
+      if ((r->flags & RELOC_F_UNPROVEN) && r->via != VIA_ABS
+	  && (b = cfg_block_at (cfg, r->aux2)) != NULL)
+	unknown[b->func] = 1;
+    }
+  qsort (known, n_known, sizeof *known, compare_addr);
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      if (unknown[b->func])
+	continue;
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, at);
+	  unsigned other;
+	  if (insn == NULL || insn->op != 0 || (insn->word & 0x3f) != 0x21
+	      || insn->rd == REG_ZERO || insn->rd == REG_GP
+	      || (insn->rs != REG_GP && insn->rt != REG_GP))
+	    continue;
+	  other = insn->rs == REG_GP ? insn->rt : insn->rs;
+	  if (other == REG_ZERO || other == REG_GP
+	      || bsearch (&at, known, n_known, sizeof *known, compare_addr))
+	    continue;
+	  unknown[b->func] = 1;
+	  break;
+	}
+    }
+  free (known);
+  return unknown;
 }
 
 void

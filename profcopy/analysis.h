@@ -47,6 +47,18 @@ bool analysis_run (const char *path, enum analysis_depth depth,
 bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
 			   size_t *n);
 
+/* Per function of A's CFG (a malloc'd array, NULL when out of memory),
+   1 when control may enter its blocks in ways analysis does not see:
+   it jumps through a switch table of gp-relative words or label
+   offsets whose size is not proven (RELOC_F_UNPROVEN), or computes a
+   gp-relative address (`addu x,y,gp') that no known table explains,
+   the element of a table no walk followed.  Its jumps are translated
+   at run time with the gp guard (emit.c), and derive.c takes every one
+   of its blocks as entered from outside.  (A table of absolute
+   addresses in a position-independent object needs neither: every
+   code address in its data is in the relocation table.)  */
+unsigned char *analysis_unknown_entries (const struct analysis *a);
+
 void analysis_free (struct analysis *a);
 
 #endif /* PROFCOPY_ANALYSIS_H */

@@ -119,15 +119,25 @@ table_edge (const struct analysis *a, const struct reloc_entry *r)
    (but those of the calls that BACK says come back),
    code addresses of the relocation table (but the cases of switch
    tables whose jumps are edges, table_edge), landing pads, symbols,
-   starts of sections and of runs after data; not the entries that
-   CLOSED marks, which only calls of this object enter.  */
+   starts of sections and of runs after data, every block of a function
+   whose jumps may go where analysis does not know
+   (analysis_unknown_entries); not the entries that CLOSED marks, which
+   only calls of this object enter.  */
 
 static void
 mark_outside_entries (const struct analysis *a, const uint8_t *closed,
 		      const uint8_t *back, uint8_t *outside_in)
 {
   const struct cfg *cfg = &a->cfg;
+  unsigned char *unknown = analysis_unknown_entries (a);
   long k;
+
+  /* A function that jumps to places analysis does not know: any of its
+     blocks may be one (when memory runs short, any block at all).  */
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    if (unknown == NULL || unknown[cfg->blocks[i].func])
+      outside_in[i] = 1;
+  free (unknown);
 
   for (size_t f = 0; f < cfg->n_funcs; f++)
     if ((k = cfg_block_starting (cfg, cfg->funcs[f].entry)) >= 0 && !closed[k])

@@ -3751,66 +3751,6 @@ table_jumps (const struct emitter *e)
   return table_jr;
 }
 
-/* Per function of E's object, 1 when it computes a gp-relative address
-   (`addu x,y,gp`) that is not the element of a switch table the
-   relocation table knows: such a value is a switch table's element
-   that no walk followed to its jump, which then needs the gp guard of
-   put_xlate.  NULL when out of memory.  */
-
-static unsigned char *
-gp_guarded_functions (const struct emitter *e)
-{
-  const struct analysis *a = e->a;
-  const struct cfg *cfg = &a->cfg;
-  unsigned char *known = calloc (e->n_words + 1, 1);
-  unsigned char *guard = calloc (cfg->n_funcs + 1, 1);
-
-  if (known == NULL || guard == NULL)
-    {
-      free (known);
-      free (guard);
-      return NULL;
-    }
-  for (size_t k = 0; k < a->relocs.n_entries; k++)
-    {
-      const struct reloc_entry *r = &a->relocs.entries[k];
-      long w;
-      if (r->type == RELOC_JUMP_TABLE && r->via == VIA_GPREL
-	  && (w = emit_word_index (e, r->index)) >= 0)
-	known[w] = 1;
-    }
-  for (size_t i = 0; i < cfg->n_blocks; i++)
-    {
-      const struct block *b = &cfg->blocks[i];
-      if (guard[b->func])
-	continue;
-      for (uint32_t at = b->start; at < b->end; at += 4)
-	{
-	  const struct insn *insn = code_insn_at (&a->code, at);
-	  unsigned other;
-	  if (insn == NULL || insn->op != 0 || (insn->word & 0x3f) != FUNCT_ADDU
-	      || insn->rd == REG_ZERO || insn->rd == REG_GP
-	      || (insn->rs != REG_GP && insn->rt != REG_GP))
-	    continue;
-	  other = insn->rs == REG_GP ? insn->rt : insn->rs;
-	  if (other == REG_ZERO || other == REG_GP
-	      || known[emit_word_index (e, at)])
-	    continue;
-	  guard[b->func] = 1;
-	  break;
-	}
-    }
-  free (known);
-  return guard;
-}
-
-/* Plan the run-time translation of every indirect jump and call whose
-   register may hold an address of the original code (a code pointer
-   that no analysis could see): before the jump, an address inside the
-   original code is replaced by its new address from the map.  Jumps
-   through switch tables (rewritten) and through registers just loaded
-   from the GOT (rewritten) need none.  */
-
 /* True if the program itself reads gp in block B before the word at AT
    and nothing writes gp in between: a switch table's `addu x,y,gp'
    just before its jump, where the gp dataflow lost track (a gp
@@ -3838,7 +3778,7 @@ plan_translations (struct emitter *e, char **errmsg)
   const struct analysis *a = e->a;
   const struct code *code = &a->code;
   unsigned char *table_jr = table_jumps (e);
-  unsigned char *guarded = gp_guarded_functions (e);
+  unsigned char *guarded = analysis_unknown_entries (a);
   struct preds pr = { NULL, NULL, NULL };
   bool have_preds = preds_build (e, &pr);
   bool ok = true;

@@ -592,6 +592,20 @@ derive_size (const struct emitter *e)
 		     + 8 * e->derive.n_links + 8 * e->derive.n_edges);
 }
 
+/* The end of OBJ's highest PT_LOAD in memory.  */
+
+static uint32_t
+image_end (const struct mips_object *obj)
+{
+  uint32_t end = 0;
+
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_LOAD
+	&& obj->segments[i].vaddr + obj->segments[i].memsz > end)
+      end = obj->segments[i].vaddr + obj->segments[i].memsz;
+  return end;
+}
+
 static bool
 build (struct rewriter *rw, const char *in_path, char **errmsg)
 {
@@ -608,10 +622,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   unsigned char *h;
   uint32_t filesz;
 
-  for (size_t i = 0; i < obj->n_segments; i++)
-    if (obj->segments[i].type == PT_LOAD
-	&& obj->segments[i].vaddr + obj->segments[i].memsz > max_end)
-      max_end = obj->segments[i].vaddr + obj->segments[i].memsz;
+  max_end = image_end (obj);
   sb->vaddr = (max_end + 0xffff) & ~0xffffu;
   sb->big_endian = be;
   rw->seg_offset = (uint32_t) ((obj->size + 0xffff) & ~(size_t) 0xffff);
@@ -950,6 +961,15 @@ rewrite_object (const char *in_path, const char *out_path,
   seg.bytes = rw.sb.buf;
   seg.filesz = (uint32_t) rw.sb.size;
   seg.memsz = rw.e.counters + 8 * n_counters (&rw.e) - rw.sb.vaddr;
+  /* A program's heap starts where its image ends (qemu-user starts
+     brk right there, not on a page boundary): the copy's image ends at
+     the same offset in a 64 KiB page as the original's, so that the
+     heap's blocks keep their places within pages, which code that
+     reads words ahead (libc's strcmp) and hashes of addresses look
+     at.  */
+  if (rw.main_program)
+    seg.memsz += (uint32_t) (image_end (&rw.a.obj)
+			     - (seg.vaddr + seg.memsz)) & 0xffffu;
   seg.sections = rw.sections;
   seg.n_sections = rw.n_sections;
   ok = elf_write_with_segment (out_path, rw.image, rw.a.obj.size,

@@ -358,6 +358,26 @@ find_definition (const struct link_map *l, const char *name)
   return 0;
 }
 
+uintptr_t
+pcrt_next_definition (const char *name)
+{
+  const struct link_map *self = NULL;
+
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      uintptr_t a;
+      if (self == NULL)
+	{
+	  if (l->l_ld == _DYNAMIC)
+	    self = l;
+	  continue;
+	}
+      if ((a = find_definition (l, name)) != 0)
+	return a;
+    }
+  return 0;
+}
+
 void
 pcrt_exec_forward (void)
 {

@@ -97,18 +97,40 @@ static char *const *env;
 static const char *program_name;
 
 /* PROFCOPY_OUTPUT as an absolute name (relative names are taken from
-   the directory the program started in), or "" for the default, the
-   program's name with ".prof" there.  */
+   the directory the program started in), or "" for the default,
+   PROGRAM.PID.prof there.  */
 static char output_template[PATH_MAX];
 
-/* The output buffer and file.  Guarded by BUSY.  */
+/* The directory the program started in, with a final slash, or "" if
+   it cannot be had.  */
+static char start_dir[PATH_MAX];
+
+/* The profile's file name and its temporary name.  Static rather than
+   on the stack, which may be nearly full when a fatal signal arrives;
+   guarded by BUSY.  */
+static char profile_path[PATH_MAX], temp_path[PATH_MAX];
+
+/* The profile this process image wrote last ("" if none): it may
+   replace that one, not one that an earlier image of the same process
+   wrote before an exec.  */
+static char written_path[PATH_MAX];
+
+/* The output buffer and file, or memory (MEM, CAP bytes, MEM_LEN
+   used) for the record of an object that dlclose unloads.  Guarded by
+   BUSY.  */
 static struct
 {
   int fd;
   int error;			/* errno of the first failed write, or 0.  */
   size_t len;
+  unsigned char *mem;
+  size_t cap, mem_len;
   unsigned char buf[8192] __attribute__ ((aligned (8)));
 } out;
+
+/* Messages on standard error only with PROFCOPY_VERBOSE set: the
+   runtime must not change what the program writes.  */
+static bool verbose;
 
 /* Report that the profile NAME could not be written: WHAT, for the
    error number ERR.  */
@@ -119,6 +141,8 @@ report_error (const char *name, const char *what, int err)
   char num[24];
   const char *reason = rt_strerror (err);
 
+  if (!verbose)
+    return;
   if (reason == NULL)
     {
       rt_format_decimal (num, (unsigned) err);
@@ -140,6 +164,17 @@ write_all (const void *p, size_t len)
 
   if (out.error != 0)
     return;
+  if (out.mem != NULL)
+    {
+      if (len > out.cap - out.mem_len)
+	out.error = ENOSPC;
+      else
+	{
+	  rt_memcpy (out.mem + out.mem_len, p, len);
+	  out.mem_len += len;
+	}
+      return;
+    }
   r = sys_write_all (out.fd, p, len);
   if (r < 0)
     out.error = (int) -r;
@@ -855,6 +890,8 @@ watch_folded_objects (void)
     pcrt_fold_start (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
 }
 
+static void retired_add_to (const struct seg_view *view, uint64_t *counts);
+
 /* Append the object record of VIEW, loaded with bias BIAS
    (profile-format.h): the tables are written as the segment has them,
    the counts from the snapshot or else from the live counters.  */
@@ -863,8 +900,11 @@ static void
 put_record (const struct seg_view *view, uintptr_t bias)
 {
   const struct pc_segment_header *h = view->header;
-  const uint64_t *counts = snapshot_counts (view, bias);
+  uint64_t *counts = (uint64_t *) snapshot_counts (view, bias);
   uint32_t n = h->n_blocks + view->n_edges;
+
+  if (counts != NULL && out.mem == NULL)
+    retired_add_to (view, counts);
 
   put32 (view->record_size);
   put32 (h->flags);
@@ -901,6 +941,287 @@ put_record (const struct seg_view *view, uintptr_t bias)
 }
 
 
+/* Objects that dlclose unloaded keep their counts: before the real
+   dlclose, the record of every profiled object that dlopen loaded
+   (only those can go) is built in memory; after it, the records of the
+   ones gone join the retired list, adding their counts to a retired
+   record of the same object (loaded and unloaded again).  The profile
+   adds a retired record's counts to those of the same object loaded
+   again, and has the others as they are.  Records live in pages of
+   their own (pcrt_mmap), never freed.  The counts of the unloaded
+   object's own destructors, which run inside dlclose, are not in its
+   record.  */
+
+#define MAX_RETIRED 64
+
+struct retired
+{
+  unsigned char *record;	/* A whole profile record.  */
+  uint32_t size;
+  bool matched;			/* Goes with a loaded object this time...  */
+  bool added;			/* ... and its counts were added there.  */
+};
+
+static struct retired retired[MAX_RETIRED];
+static size_t n_retired;
+
+/* Candidates of one dlclose: the object and its record.  */
+static struct
+{
+  const struct pc_segment_header *header;
+  uintptr_t bias;
+  unsigned char *record;
+  uint32_t size;
+} pending[MAX_RETIRED];
+static size_t n_pending;
+
+static uint32_t
+record_word (const unsigned char *r, size_t off)
+{
+  uint32_t v;
+
+  rt_memcpy (&v, r + off, sizeof v);
+  return v;
+}
+
+/* The number of counts of record R, and where they start.  */
+
+static uint32_t
+record_counts (const unsigned char *r, uint64_t **counts)
+{
+  uint32_t n = record_word (r, PCPROF_R_N_BLOCKS)
+	       + record_word (r, PCPROF_R_N_EDGES)
+	       + record_word (r, PCPROF_R_N_WINDOW);
+
+  *counts = (uint64_t *) (r + record_word (r, PCPROF_R_RECORD_SIZE)
+			  - (size_t) n * PCPROF_COUNT_SIZE);
+  return n;
+}
+
+/* True if records A and B are of the same object.  */
+
+static bool
+same_object (const unsigned char *a, const unsigned char *b)
+{
+  static const size_t keys[] = { PCPROF_R_RECORD_SIZE, PCPROF_R_FLAGS,
+    PCPROF_R_CHECKSUM, PCPROF_R_FILE_SIZE, PCPROF_R_N_BLOCKS,
+    PCPROF_R_DERIVE_SIZE, PCPROF_R_N_EDGES, PCPROF_R_N_WINDOW };
+
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (record_word (a, keys[i]) != record_word (b, keys[i]))
+      return false;
+  return true;
+}
+
+/* True if the object with header H and bias BIAS was loaded at
+   start-up (it is never unloaded).  */
+
+static bool
+loaded_at_start (uintptr_t bias, const struct pc_segment_header *h)
+{
+  for (size_t i = 0; i < n_known_objects; i++)
+    if (known_objects[i].bias == bias
+	&& snap_find_header (bias, known_objects[i].phdr,
+			     known_objects[i].phnum) == h)
+      return true;
+  return false;
+}
+
+/* Before a dlclose: the records of the objects it may unload.  */
+
+static void
+retire_prepare (void)
+{
+  n_pending = 0;
+  if (__atomic_exchange_n (&busy, 1, __ATOMIC_ACQUIRE) != 0)
+    return;
+  for (const struct link_map *l = _r_debug.r_map;
+       l != NULL && n_pending < MAX_RETIRED; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+      struct seg_view view;
+      unsigned char *mem;
+      size_t cap;
+
+      if (!snap_phdrs (l->l_addr, &phdr, &phnum)
+	  || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
+	  || loaded_at_start (l->l_addr, h)
+	  || !snap_view (h, l->l_addr, phdr, phnum, &view))
+	continue;
+      cap = (view.record_size + 4095) & ~(size_t) 4095;
+      mem = pcrt_mmap (cap);
+      if (mem == NULL)
+	continue;
+      out.mem = mem;
+      out.cap = view.record_size;
+      out.mem_len = 0;
+      out.len = 0;
+      out.error = 0;
+      put_record (&view, l->l_addr);
+      flush ();
+      out.mem = NULL;
+      if (out.error != 0 || out.mem_len != view.record_size)
+	continue;
+      pending[n_pending].header = h;
+      pending[n_pending].bias = l->l_addr;
+      pending[n_pending].record = mem;
+      pending[n_pending].size = view.record_size;
+      n_pending++;
+    }
+  __atomic_store_n (&busy, 0, __ATOMIC_RELEASE);
+}
+
+/* After a dlclose: keep the records of the objects it unloaded.  */
+
+static void
+retire_commit (void)
+{
+  for (size_t k = 0; k < n_pending; k++)
+    {
+      bool loaded = false;
+      for (const struct link_map *l = _r_debug.r_map; l != NULL && !loaded;
+	   l = l->l_next)
+	if (l->l_addr == pending[k].bias)
+	  {
+	    const ElfW (Phdr) *phdr;
+	    size_t phnum;
+	    loaded = snap_phdrs (l->l_addr, &phdr, &phnum)
+		     && snap_find_header (l->l_addr, phdr, phnum)
+			== pending[k].header;
+	  }
+      if (loaded)
+	continue;
+      for (size_t i = 0; i < n_retired; i++)
+	if (same_object (retired[i].record, pending[k].record))
+	  {
+	    uint64_t *to, *from;
+	    uint32_t n = record_counts (retired[i].record, &to);
+	    record_counts (pending[k].record, &from);
+	    for (uint32_t j = 0; j < n; j++)
+	      to[j] += from[j];
+	    pending[k].record = NULL;
+	    break;
+	  }
+      if (pending[k].record != NULL && n_retired < MAX_RETIRED)
+	{
+	  retired[n_retired].record = pending[k].record;
+	  retired[n_retired].size = pending[k].size;
+	  n_retired++;
+	}
+    }
+  n_pending = 0;
+}
+
+/* True if the retired record R is of the object VIEW shows.  */
+
+static bool
+retired_of (const unsigned char *r, const struct seg_view *view)
+{
+  const struct pc_segment_header *h = view->header;
+
+  return record_word (r, PCPROF_R_CHECKSUM) == h->checksum
+	 && record_word (r, PCPROF_R_FILE_SIZE) == h->file_size
+	 && record_word (r, PCPROF_R_RECORD_SIZE) == view->record_size
+	 && record_word (r, PCPROF_R_N_BLOCKS) == h->n_blocks
+	 && record_word (r, PCPROF_R_N_EDGES) == view->n_edges
+	 && record_word (r, PCPROF_R_N_WINDOW) == view->n_window;
+}
+
+/* Add to COUNTS, the counts of the loaded object VIEW shows, those of
+   the retired record retired_unmatched matched with it.  */
+
+static void
+retired_add_to (const struct seg_view *view, uint64_t *counts)
+{
+  for (size_t i = 0; i < n_retired; i++)
+    if (retired[i].matched && !retired[i].added
+	&& retired_of (retired[i].record, view))
+      {
+	uint64_t *from;
+	uint32_t n = record_counts (retired[i].record, &from);
+	for (uint32_t j = 0; j < n; j++)
+	  counts[j] += from[j];
+	retired[i].added = true;
+	return;
+      }
+}
+
+/* Match every retired record with a loaded object of the same file,
+   if the snapshot has the loaded one's counts.  Return the number of
+   the others.  */
+
+static uint32_t
+retired_unmatched (void)
+{
+  uint32_t n = 0;
+
+  for (size_t i = 0; i < n_retired; i++)
+    {
+      retired[i].matched = retired[i].added = false;
+      for (const struct link_map *l = _r_debug.r_map;
+	   l != NULL && !retired[i].matched; l = l->l_next)
+	{
+	  const ElfW (Phdr) *phdr;
+	  size_t phnum;
+	  const struct pc_segment_header *h;
+	  struct seg_view view;
+	  if (!snap_phdrs (l->l_addr, &phdr, &phnum)
+	      || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
+	      || !snap_view (h, l->l_addr, phdr, phnum, &view)
+	      || snapshot_counts (&view, l->l_addr) == NULL
+	      || !retired_of (retired[i].record, &view))
+	    continue;
+	  /* One retired record per loaded object.  */
+	  bool taken = false;
+	  for (size_t k = 0; k < i; k++)
+	    taken |= retired[k].matched
+		     && retired_of (retired[k].record, &view);
+	  retired[i].matched = !taken;
+	}
+      n += !retired[i].matched;
+    }
+  return n;
+}
+
+/* Append the retired records that no loaded object took.  Return how
+   many.  */
+
+static uint32_t
+retired_put (void)
+{
+  uint32_t n = 0;
+
+  for (size_t i = 0; i < n_retired; i++)
+    if (!retired[i].matched)
+      {
+	put_bytes (retired[i].record, retired[i].size);
+	n++;
+      }
+  return n;
+}
+
+/* dlclose for the program: libc's, between the two halves above.  */
+
+PCRT_EXPORT int
+dlclose (void *handle)
+{
+  static int (*real) (void *);
+  int r;
+
+  if (real == NULL)
+    real = (int (*) (void *)) pcrt_next_definition ("dlclose");
+  if (real == NULL)
+    return -1;
+  if (!active)
+    return real (handle);
+  retire_prepare ();
+  r = real (handle);
+  retire_commit ();
+  return r;
+}
+
 /* Append the record of every profiled object in the dynamic linker's
    list.  Return how many there are.  */
 
@@ -929,8 +1250,9 @@ put_records (void)
 
 /* Build the profile's file name for process PID into BUF (SIZE bytes):
    the output template with %p replaced by the pid and %% by %, or
-   else the program's base name followed by ".prof".  Return false if
-   too long.  */
+   else the program's base name, the pid and ".prof", in the directory
+   the program started in (every process keeps its profile).  Return
+   false if too long.  */
 
 static bool
 profile_name (char *buf, size_t size, long pid)
@@ -944,7 +1266,11 @@ profile_name (char *buf, size_t size, long pid)
       const char *prog = program_name;
       if (prog == NULL || prog[0] == '\0')
 	prog = "profcopy";
-      return (rt_append (buf, size, &len, prog, rt_strlen (prog))
+      return (rt_append (buf, size, &len, start_dir, rt_strlen (start_dir))
+	      && rt_append (buf, size, &len, prog, rt_strlen (prog))
+	      && rt_append (buf, size, &len, ".", 1)
+	      && rt_append (buf, size, &len, num,
+			    rt_format_decimal (num, (unsigned long) pid))
 	      && rt_append (buf, size, &len, ".prof", 5));
     }
   for (const char *p = output_template; *p != '\0'; p++)
@@ -1006,6 +1332,67 @@ follow_links (char *path, size_t size)
   return -ELOOP;
 }
 
+/* True if PATH holds a profile written by process PID (the first
+   bytes of its header say so).  */
+
+static bool
+profile_of (const char *path, long pid)
+{
+  unsigned char h[PCPROF_HEADER_SIZE];
+  uint32_t p;
+  long fd = sys_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0), n;
+
+  if (fd < 0)
+    return false;
+  n = RAW_SYSCALL4 (__NR_read, fd, h, sizeof h, 0);
+  sys_close ((int) fd);
+  if (n != (long) sizeof h)
+    return false;
+  for (size_t i = 0; i < PCPROF_MAGIC_LEN; i++)
+    if (h[PCPROF_H_MAGIC + i] != (unsigned char) PCPROF_MAGIC[i])
+      return false;
+  rt_memcpy (&p, h + PCPROF_H_PID, sizeof p);
+  return p == (uint32_t) pid;
+}
+
+/* PROFILE_PATH exists: if an earlier image of process PID wrote it
+   (before an exec into this one), change it to the first free name of
+   NAME.1.prof, NAME.2.prof... (NAME.1 without the .prof ending), so
+   that each image of an exec chain keeps its profile.  False if no
+   name is free.  */
+
+static bool
+free_name (long pid)
+{
+  char num[24];
+  size_t len = rt_strlen (profile_path), stem = len;
+  bool prof = len > 5 && rt_streq (profile_path + len - 5, ".prof");
+
+  if (!profile_of (profile_path, pid))
+    return true;
+  if (prof)
+    stem -= 5;
+  for (unsigned k = 1; k < 1000; k++)
+    {
+      size_t n = 0;
+      temp_path[0] = '\0';
+      if (!rt_append (temp_path, sizeof temp_path, &n, profile_path, stem)
+	  || !rt_append (temp_path, sizeof temp_path, &n, ".", 1)
+	  || !rt_append (temp_path, sizeof temp_path, &n, num,
+			 rt_format_decimal (num, k))
+	  || (prof && !rt_append (temp_path, sizeof temp_path, &n, ".prof", 5)))
+	break;
+      if (sys_file_mode (temp_path, true) < 0
+	  || !profile_of (temp_path, pid))
+	{
+	  rt_memcpy (profile_path, temp_path, n + 1);
+	  return true;
+	}
+    }
+  report_error (profile_path, "cannot write the profile", EEXIST);
+  return false;
+}
+
 /* Write the profile into the open file OUT.FD.  */
 
 static void
@@ -1039,9 +1426,12 @@ put_profile (long pid, unsigned reason, int signo)
 	  && snap_view (h, l->l_addr, phdr, phnum, &view))
 	n_objects++;
     }
+  n_objects += retired_unmatched ();
   store32 (header + PCPROF_H_N_OBJECTS, n_objects);
   put_bytes (header, sizeof header);
-  if (put_records () != n_objects && out.error == 0)
+  n_objects -= put_records ();
+  n_objects -= retired_put ();
+  if (n_objects != 0 && out.error == 0)
     out.error = EIO;
   flush ();
 }
@@ -1067,10 +1457,6 @@ restore_xfsz (const struct k_sigaction *old)
     sys_sigaction (SIGXFSZ, old, NULL);
 }
 
-/* The profile's file name and its temporary name.  Static rather than
-   on the stack, which may be nearly full when a fatal signal arrives;
-   guarded by BUSY.  */
-static char profile_path[PATH_MAX], temp_path[PATH_MAX];
 
 /* Write the profile of process PID to PROFILE_PATH.  A regular file
    (or none yet) is written through a temporary file in the same
@@ -1097,6 +1483,9 @@ write_file (long pid, unsigned reason, int signo)
     }
   mode = sys_file_mode (profile_path, false);
   special = mode >= 0 && (mode & K_S_IFMT) != K_S_IFREG;
+  if (!special && mode >= 0 && !rt_streq (profile_path, written_path)
+      && !free_name (pid))
+    return false;
   if (special && (mode & K_S_IFMT) == K_S_IFDIR)
     {
       report_error (profile_path, "cannot write the profile", EISDIR);
@@ -1160,6 +1549,7 @@ write_file (long pid, unsigned reason, int signo)
       report_error (profile_path, "cannot write the profile", out.error);
       return false;
     }
+  rt_memcpy (written_path, profile_path, rt_strlen (profile_path) + 1);
   return true;
 }
 
@@ -1327,32 +1717,31 @@ exit_handler (void *unused)
 extern int __cxa_atexit (void (*) (void *), void *, void *);
 extern char **environ __attribute__ ((weak));
 
-/* Take PROFCOPY_OUTPUT from the environment, as an absolute name.  */
+/* Take PROFCOPY_OUTPUT from the environment, as an absolute name, and
+   note the starting directory.  */
 
 static void
 read_output_setting (void)
 {
   const char *o = rt_getenv (env, "PROFCOPY_OUTPUT");
   size_t len = 0;
+  long n = sys_getcwd (start_dir, sizeof start_dir - 1);
 
+  if (n <= 0)
+    start_dir[0] = '\0';
+  else
+    {
+      len = rt_strlen (start_dir);
+      if (len > 0 && start_dir[len - 1] != '/')
+	rt_append (start_dir, sizeof start_dir, &len, "/", 1);
+    }
   output_template[0] = '\0';
   if (o == NULL || o[0] == '\0')
     return;
+  len = 0;
   if (o[0] != '/')
-    {
-      long n = sys_getcwd (output_template, sizeof output_template);
-      if (n <= 0)
-	{
-	  output_template[0] = '\0';
-	  len = 0;
-	}
-      else
-	{
-	  len = rt_strlen (output_template);
-	  if (len > 0 && output_template[len - 1] != '/')
-	    rt_append (output_template, sizeof output_template, &len, "/", 1);
-	}
-    }
+    rt_append (output_template, sizeof output_template, &len, start_dir,
+	       rt_strlen (start_dir));
   if (!rt_append (output_template, sizeof output_template, &len, o,
 		  rt_strlen (o)))
     {
@@ -1402,6 +1791,7 @@ pcrt_init (int argc, char **argv, char **envp)
   if (!note_objects (auxv))
     return;
   active = true;
+  verbose = rt_getenv (env, "PROFCOPY_VERBOSE") != NULL;
   read_output_setting ();
   pcrt_fill_probe_slots ();
   watch_folded_objects ();

@@ -93,6 +93,11 @@ PCRT_HIDDEN bool pcrt_exit_hooked (void);
    sees.  */
 PCRT_HIDDEN void pcrt_exec_forward (void);
 
+/* The run-time address of the first definition of the function NAME
+   after libprofcopy.so's in the dynamic linker's list (libc's), or 0.
+   No libc call.  */
+PCRT_HIDDEN uintptr_t pcrt_next_definition (const char *name);
+
 /* The program headers of the object of link map L: false if they
    cannot be found.  No libc call.  */
 PCRT_HIDDEN bool pcrt_object_phdrs (const struct link_map *l,
