@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,166 @@ write_image (int fd, const unsigned char *image, size_t size,
   return tail == NULL || write_all (fd, tail, tail_len);
 }
 
+/* The temporary files this process is writing, removed by
+   cleanup_handler when a signal ends it.  */
+#define MAX_TEMPS 4
+static char *volatile temps[MAX_TEMPS];
+
+static void
+temp_register (char *path)
+{
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (temps[i] == NULL)
+      {
+	temps[i] = path;
+	return;
+      }
+}
+
+static void
+temp_forget (const char *path)
+{
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (temps[i] == path)
+      temps[i] = NULL;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary files, then die of
+   the signal.  */
+
+static void
+cleanup_handler (int signo)
+{
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (temps[i] != NULL)
+      unlink (temps[i]);
+  signal (signo, SIG_DFL);
+  raise (signo);
+}
+
+void
+elf_write_cleanup_on_signals (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  struct sigaction sa, old;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = cleanup_handler;
+  sigemptyset (&sa.sa_mask);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (sigaction (sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction (sigs[i], &sa, NULL);
+}
+
+/* Set *ERRMSG to "cannot write PATH: " and the reason ERR.  */
+
+static bool
+write_error (char **errmsg, const char *what, const char *path, int err)
+{
+  if (asprintf (errmsg, "%s %s: %s", what, path, strerror (err)) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* Write the file OUT_PATH with MODE through WRITER (called with the
+   file descriptor and ARG): into a temporary file of its directory
+   renamed into place when all went well, or, when OUT_PATH is a
+   device or a FIFO, into it as it is (a rename would replace the node,
+   the device itself when root runs us; a FIFO without a reader is an
+   error, not a wait).  */
+
+static bool
+write_output (const char *out_path, mode_t mode,
+	      bool (*writer) (int fd, void *arg), void *arg, char **errmsg)
+{
+  char *tmp = NULL;
+  const char *slash;
+  int fd, err;
+  struct stat st;
+
+  if (stat (out_path, &st) == 0 && S_ISDIR (st.st_mode))
+    return write_error (errmsg, "cannot write", out_path, EISDIR);
+  if (stat (out_path, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      fd = open (out_path, O_WRONLY | O_NONBLOCK | O_NOCTTY);
+      if (fd < 0 && errno == ENXIO)
+	{
+	  if (asprintf (errmsg, "cannot write %s: no process reads the FIFO",
+			out_path) < 0)
+	    *errmsg = NULL;
+	  return false;
+	}
+      if (fd < 0)
+	return write_error (errmsg, "cannot write", out_path, errno);
+      if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0
+	  || !writer (fd, arg))
+	{
+	  err = errno;
+	  close (fd);
+	  return write_error (errmsg, "cannot write", out_path, err);
+	}
+      if (close (fd) != 0)
+	return write_error (errmsg, "cannot write", out_path, errno);
+      return true;
+    }
+
+  slash = strrchr (out_path, '/');
+  if (asprintf (&tmp, "%.*sprofcopyXXXXXX",
+		slash != NULL ? (int) (slash - out_path + 1) : 0,
+		out_path) < 0)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    {
+      err = errno;
+      free (tmp);
+      return write_error (errmsg, "cannot create a temporary file for",
+			  out_path, err);
+    }
+  temp_register (tmp);
+  if (!writer (fd, arg) || fchmod (fd, mode & 07777) != 0)
+    {
+      err = errno;
+      close (fd);
+      goto fail;
+    }
+  if (close (fd) != 0 || rename (tmp, out_path) != 0)
+    {
+      err = errno;
+      goto fail;
+    }
+  temp_forget (tmp);
+  free (tmp);
+  return true;
+
+ fail:
+  unlink (tmp);
+  temp_forget (tmp);
+  free (tmp);
+  return write_error (errmsg, "cannot write", out_path, err);
+}
+
+/* What write_image needs, for write_output.  */
+struct image_job
+{
+  const unsigned char *image;
+  size_t size;
+  const struct new_segment *seg;
+  const unsigned char *tail;
+  size_t tail_len;
+};
+
+static bool
+image_writer (int fd, void *arg)
+{
+  const struct image_job *j = arg;
+
+  return write_image (fd, j->image, j->size, j->seg, j->tail, j->tail_len);
+}
+
 bool
 elf_write_with_segment (const char *out_path, unsigned char *image,
 			size_t size, bool big_endian,
@@ -195,13 +356,10 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
 {
   unsigned index;
   unsigned char *ph;
-  char *tmp = NULL;
-  const char *slash;
-  int fd = -1;
-  bool ok = false;
   unsigned char *tail = NULL;
   size_t tail_len = 0;
-  struct stat st;
+  struct image_job job;
+  bool ok;
 
   if (seg->offset < size)
     {
@@ -227,67 +385,83 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   if (seg->n_sections > 0)
     tail = section_tail (image, size, big_endian, seg,
 			 seg->offset + seg->filesz, &tail_len);
-
-  /* A device or a pipe (/dev/null, say) is written in place: renaming
-     a file over it would replace it, the device itself when root runs
-     us.  */
-  if (stat (out_path, &st) == 0 && !S_ISREG (st.st_mode))
-    {
-      fd = open (out_path, O_WRONLY | O_TRUNC);
-      if (fd < 0 || !write_image (fd, image, size, seg, tail, tail_len))
-	goto io_error;
-      if (close (fd) != 0)
-	{
-	  fd = -1;
-	  goto io_error;
-	}
-      fd = -1;
-      ok = true;
-      goto done;
-    }
-
-  slash = strrchr (out_path, '/');
-  if (asprintf (&tmp, "%.*sprofcopyXXXXXX",
-		slash != NULL ? (int) (slash - out_path + 1) : 0,
-		out_path) < 0)
-    {
-      tmp = NULL;
-      *errmsg = strdup ("out of memory");
-      free (tail);
-      return false;
-    }
-  fd = mkstemp (tmp);
-  if (fd < 0)
-    {
-      if (asprintf (errmsg, "cannot create a temporary file: %s",
-		    strerror (errno)) < 0)
-	*errmsg = NULL;
-      free (tmp);
-      free (tail);
-      return false;
-    }
-  if (!write_image (fd, image, size, seg, tail, tail_len))
-    goto io_error;
-  if (fchmod (fd, mode & 07777) != 0 || close (fd) != 0)
-    {
-      fd = -1;
-      goto io_error;
-    }
-  fd = -1;
-  if (rename (tmp, out_path) != 0)
-    goto io_error;
-  ok = true;
-  goto done;
-
- io_error:
-  if (asprintf (errmsg, "cannot write: %s", strerror (errno)) < 0)
-    *errmsg = NULL;
-  if (fd >= 0)
-    close (fd);
-  if (tmp != NULL)
-    unlink (tmp);
- done:
-  free (tmp);
+  job.image = image;
+  job.size = size;
+  job.seg = seg;
+  job.tail = tail;
+  job.tail_len = tail_len;
+  ok = write_output (out_path, mode, image_writer, &job, errmsg);
   free (tail);
+  return ok;
+}
+
+/* What bytes_writer writes.  */
+struct bytes_job
+{
+  const unsigned char *bytes;
+  size_t len;
+};
+
+static bool
+bytes_writer (int fd, void *arg)
+{
+  const struct bytes_job *j = arg;
+
+  return write_all (fd, j->bytes, j->len);
+}
+
+bool
+elf_copy_file (const char *from, const char *to, char **errmsg)
+{
+  struct bytes_job job;
+  struct stat st;
+  unsigned char *buf = NULL;
+  size_t len = 0, cap = 0;
+  int fd = open (from, O_RDONLY);
+  bool ok;
+
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int err = fd < 0 ? errno : EINVAL;
+      if (fd >= 0)
+	close (fd);
+      return write_error (errmsg, "cannot read", from, err);
+    }
+  for (;;)
+    {
+      ssize_t n;
+      if (len == cap)
+	{
+	  unsigned char *b;
+	  cap = cap ? 2 * cap : 1 << 16;
+	  b = realloc (buf, cap);
+	  if (b == NULL)
+	    {
+	      free (buf);
+	      close (fd);
+	      *errmsg = strdup ("out of memory");
+	      return false;
+	    }
+	  buf = b;
+	}
+      n = read (fd, buf + len, cap - len);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n < 0)
+	{
+	  int err = errno;
+	  free (buf);
+	  close (fd);
+	  return write_error (errmsg, "cannot read", from, err);
+	}
+      if (n == 0)
+	break;
+      len += (size_t) n;
+    }
+  close (fd);
+  job.bytes = buf;
+  job.len = len;
+  ok = write_output (to, st.st_mode, bytes_writer, &job, errmsg);
+  free (buf);
   return ok;
 }

@@ -40,13 +40,23 @@ bool elf_find_spare_phdr (const unsigned char *image, size_t size,
    new read-write-execute PT_LOAD in the spare program header, to
    OUT_PATH.  When SEG has sections, a new section name table and
    section header table that add them are written after the segment
-   (the old ones stay in the file, unused).  The file is written to a temporary file in OUT_PATH's
-   directory and renamed into place only when all went well; MODE gives
-   its permissions.  IMAGE's program header table is updated in place.
+   (the old ones stay in the file, unused).  The file is written to a
+   temporary file in OUT_PATH's directory and renamed into place only
+   when all went well (a device or FIFO is written into as it is, a
+   FIFO without a reader is an error); MODE gives its permissions.  IMAGE's program header table is updated in place.
    False with a malloc'd reason in *ERRMSG.  */
 bool elf_write_with_segment (const char *out_path, unsigned char *image,
 			     size_t size, bool big_endian,
 			     const struct new_segment *seg, mode_t mode,
 			     char **errmsg);
+
+/* Copy the file FROM to TO the same way (a temporary file renamed into
+   place, a device or FIFO written into), with FROM's permissions.
+   False with a malloc'd reason in *ERRMSG.  */
+bool elf_copy_file (const char *from, const char *to, char **errmsg);
+
+/* Make SIGINT, SIGTERM and SIGHUP remove the temporary files being
+   written before they end the process.  */
+void elf_write_cleanup_on_signals (void);
 
 #endif /* PROFCOPY_ELF_WRITE_H */

@@ -313,7 +313,9 @@ read_sections (struct mips_object *obj, char **errmsg)
       s->info = object_get32 (obj, p + 28);
       s->align = object_get32 (obj, p + 32);
       s->entsize = object_get32 (obj, p + 36);
-      if (i != 0 && s->type != SHT_NOBITS && s->type != SHT_NULL
+      /* SHT_NULL sections are checked too: one can still be named as
+	 the section name table, or by its name.  */
+      if (i != 0 && s->type != SHT_NOBITS
 	  && !object_range_ok (obj, s->offset, s->size))
 	return object_error (errmsg, "truncated ELF file: section %zu "
 			     "extends past the end of the file", i);
@@ -448,18 +450,32 @@ read_build_id (struct mips_object *obj)
       find_build_id (obj, obj->sections[i].offset, obj->sections[i].size);
 }
 
-/* Set the GOT range and $gp of OBJ.  */
+/* Set the GOT range and $gp of OBJ.  False with *ERRMSG when the
+   dynamic section's GOT counts do not fit the GOT it has.  */
 
-static void
-find_got_and_gp (struct mips_object *obj)
+static bool
+find_got_and_gp (struct mips_object *obj, char **errmsg)
 {
   const struct object_section *got = object_section_named (obj, ".got");
   size_t i;
 
+  if (obj->dyn.gotsym > obj->dyn.symtabno && obj->dyn.symtabno != 0)
+    return object_error (errmsg, "DT_MIPS_GOTSYM (%u) is past "
+			 "DT_MIPS_SYMTABNO (%u)", (unsigned) obj->dyn.gotsym,
+			 (unsigned) obj->dyn.symtabno);
   if (got != NULL && got->type != SHT_NOBITS)
     {
+      uint64_t n = obj->dyn.local_gotno;
+      if (obj->dyn.symtabno > obj->dyn.gotsym)
+	n += obj->dyn.symtabno - obj->dyn.gotsym;
       obj->got_addr = got->addr;
       obj->got_size = got->size;
+      if (n > got->size / 4)
+	return object_error (errmsg, "the GOT has %u entries, fewer than "
+			     "DT_MIPS_LOCAL_GOTNO (%u) and the global "
+			     "entries (%u) say", (unsigned) (got->size / 4),
+			     (unsigned) obj->dyn.local_gotno,
+			     (unsigned) (n - obj->dyn.local_gotno));
     }
   else if (obj->dyn.pltgot != 0)
     {
@@ -476,7 +492,7 @@ find_got_and_gp (struct mips_object *obj)
     if (!obj->symbols[i].dynamic && strcmp (obj->symbols[i].name, "_gp") == 0)
       {
 	obj->gp = obj->symbols[i].value;
-	return;
+	return true;
       }
   for (i = 0; i < obj->n_sections; i++)
     if (obj->sections[i].type == SHT_MIPS_REGINFO
@@ -485,9 +501,10 @@ find_got_and_gp (struct mips_object *obj)
 	obj->gp = object_get32 (obj, obj->image + obj->sections[i].offset
 				+ 20);
 	if (obj->gp != 0)
-	  return;
+	  return true;
       }
   obj->gp = obj->got_addr + 0x7ff0;
+  return true;
 }
 
 /* Order sections by address for qsort.  */
@@ -562,7 +579,8 @@ object_open_1 (const char *path, struct mips_object *obj,
       && (!object_read_symbols (obj, errmsg)
 	  || !object_read_dynrelocs (obj, errmsg)))
     goto fail;
-  find_got_and_gp (obj);
+  if (!find_got_and_gp (obj, errmsg))
+    goto fail;
   read_build_id (obj);
   if (!build_section_index (obj, errmsg))
     goto fail;

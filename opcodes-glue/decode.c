@@ -519,6 +519,24 @@ code_decode (const struct mips_object *obj, struct code *code,
 		      code->sections[i].section->name);
 	goto fail;
       }
+  /* Later stages size tables by the range of code addresses (the map
+     of the new text, the CFG's page index): a range much wider than
+     the file means addresses no linker would give, and would cost far
+     more memory and time than the input is worth.  */
+  if (n > 0
+      && (uint64_t) code->sections[n - 1].end - code->sections[0].start
+	 > 4 * (uint64_t) obj->size + (1u << 20))
+    {
+      glue_error (errmsg, "the executable sections spread over 0x%x bytes, "
+		  "far more than the file's %zu (sections %s at 0x%08x and "
+		  "%s at 0x%08x)",
+		  (unsigned) (code->sections[n - 1].end
+			      - code->sections[0].start), obj->size,
+		  code->sections[0].section->name, code->sections[0].start,
+		  code->sections[n - 1].section->name,
+		  code->sections[n - 1].start);
+      goto fail;
+    }
 
   if (!decoder_init (&d, obj, errmsg))
     goto fail;

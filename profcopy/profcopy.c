@@ -24,6 +24,7 @@
 
 #include "analysis.h"
 #include "dump.h"
+#include "elf-write.h"
 #include "libsearch.h"
 #include "profile-read.h"
 #include "rewrite.h"
@@ -331,36 +332,6 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
       return 1;
     }
   return 0;
-}
-
-/* Copy the file FROM to TO.  */
-
-static bool
-copy_file (const char *from, const char *to)
-{
-  FILE *in = fopen (from, "rb");
-  FILE *out;
-  char buf[65536];
-  size_t n;
-  bool ok = true;
-
-  if (in == NULL)
-    return false;
-  out = fopen (to, "wb");
-  if (out == NULL)
-    {
-      fclose (in);
-      return false;
-    }
-  while ((n = fread (buf, 1, sizeof buf, in)) > 0)
-    if (fwrite (buf, 1, n, out) != n)
-      ok = false;
-  if (ferror (in))
-    ok = false;
-  fclose (in);
-  if (fclose (out) != 0)
-    ok = false;
-  return ok;
 }
 
 /* The path of DIR/NAME, malloc'd; NAME's directories are dropped.  */
@@ -763,10 +734,12 @@ whole_program (const struct options *opts, const char *exe)
       out = path_in (opts->output, RUNTIME_SONAME);
       if (out == NULL)
 	goto nomem;
-      if (!copy_file (runtime, out))
+      char *err = NULL;
+      if (!elf_copy_file (runtime, out, &err))
 	{
-	  file_error (runtime, "cannot copy the runtime to %s: %s", out,
-		      strerror (errno));
+	  file_error (runtime, "cannot copy the runtime: %s",
+		      err != NULL ? err : "out of memory");
+	  free (err);
 	  status = 1;
 	}
     }
@@ -876,6 +849,7 @@ main (int argc, char **argv)
      pages are already faulted in, not from an arena of its own.  */
   mallopt (M_ARENA_MAX, 1);
 #endif
+  elf_write_cleanup_on_signals ();
 
   if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
     {

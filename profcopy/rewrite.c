@@ -623,6 +623,15 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   uint32_t filesz;
 
   max_end = image_end (obj);
+  /* The new segment goes above the image, in the user half of the
+     address space (kseg0 starts at 0x80000000).  */
+  if (max_end > 0x70000000u)
+    {
+      if (asprintf (errmsg, "the image ends at 0x%08x: no room for the "
+		    "new segment above it", max_end) < 0)
+	*errmsg = NULL;
+      goto fail;
+    }
   sb->vaddr = (max_end + 0xffff) & ~0xffffu;
   sb->big_endian = be;
   rw->seg_offset = (uint32_t) ((obj->size + 0xffff) & ~(size_t) 0xffff);
