@@ -354,7 +354,6 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
 			const struct new_segment *seg, mode_t mode,
 			char **errmsg)
 {
-  unsigned index;
   unsigned char *ph;
   unsigned char *tail = NULL;
   size_t tail_len = 0;
@@ -366,22 +365,60 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
       *errmsg = strdup ("internal error: new segment overlaps the file");
       return false;
     }
-  if (!elf_find_spare_phdr (image, size, big_endian, &index))
-    {
-      *errmsg = strdup ("no spare program header (PT_NULL) for the new "
-			"segment; moving the program header table is not "
-			"supported yet");
-      return false;
-    }
-  ph = image + get32 (image + 28, big_endian) + index * sizeof (Elf32_Phdr);
-  put32 (ph + 0, PT_LOAD, big_endian);
-  put32 (ph + 4, seg->offset, big_endian);
-  put32 (ph + 8, seg->vaddr, big_endian);
-  put32 (ph + 12, seg->vaddr, big_endian);
-  put32 (ph + 16, seg->filesz, big_endian);
-  put32 (ph + 20, seg->memsz, big_endian);
-  put32 (ph + 24, PF_R | PF_W | PF_X, big_endian);
-  put32 (ph + 28, 0x10000, big_endian);
+  {
+    uint32_t phoff = get32 (image + 28, big_endian);
+    uint16_t phnum = get16 (image + 44, big_endian), n = 0;
+    unsigned char *table = seg->bytes;
+
+    if (get16 (image + 42, big_endian) != sizeof (Elf32_Phdr)
+	|| phoff > size || (size_t) phnum * sizeof (Elf32_Phdr) > size - phoff
+	|| seg->rx_size < 32 * ((size_t) phnum + 2))
+      {
+	*errmsg = strdup ("internal error: no room for the program headers");
+	return false;
+      }
+    for (uint16_t i = 0; i < phnum; i++)
+      {
+	const unsigned char *old = image + phoff + i * sizeof (Elf32_Phdr);
+	ph = table + n * sizeof (Elf32_Phdr);
+	if (get32 (old, big_endian) == PT_NULL)
+	  continue;
+	memcpy (ph, old, sizeof (Elf32_Phdr));
+	n++;
+      }
+    for (uint16_t i = 0; i < n; i++)
+      {
+	ph = table + i * sizeof (Elf32_Phdr);
+	if (get32 (ph, big_endian) == PT_PHDR)
+	  {
+	    put32 (ph + 4, seg->offset, big_endian);
+	    put32 (ph + 8, seg->vaddr, big_endian);
+	    put32 (ph + 12, seg->vaddr, big_endian);
+	    put32 (ph + 16, (n + 2) * sizeof (Elf32_Phdr), big_endian);
+	    put32 (ph + 20, (n + 2) * sizeof (Elf32_Phdr), big_endian);
+	  }
+      }
+    ph = table + n++ * sizeof (Elf32_Phdr);
+    put32 (ph + 0, PT_LOAD, big_endian);
+    put32 (ph + 4, seg->offset, big_endian);
+    put32 (ph + 8, seg->vaddr, big_endian);
+    put32 (ph + 12, seg->vaddr, big_endian);
+    put32 (ph + 16, seg->rx_size, big_endian);
+    put32 (ph + 20, seg->rx_size, big_endian);
+    put32 (ph + 24, PF_R | PF_X, big_endian);
+    put32 (ph + 28, 0x10000, big_endian);
+    ph = table + n++ * sizeof (Elf32_Phdr);
+    put32 (ph + 0, PT_LOAD, big_endian);
+    put32 (ph + 4, seg->offset + seg->rw_start, big_endian);
+    put32 (ph + 8, seg->vaddr + seg->rw_start, big_endian);
+    put32 (ph + 12, seg->vaddr + seg->rw_start, big_endian);
+    put32 (ph + 16, seg->filesz - seg->rw_start, big_endian);
+    put32 (ph + 20, seg->memsz - seg->rw_start, big_endian);
+    put32 (ph + 24, PF_R | PF_W, big_endian);
+    put32 (ph + 28, 0x10000, big_endian);
+    put32 (image + 28, seg->offset, big_endian);
+    put16 (image + 44, n, big_endian);
+  }
   if (seg->n_sections > 0)
     tail = section_tail (image, size, big_endian, seg,
 			 seg->offset + seg->filesz, &tail_len);

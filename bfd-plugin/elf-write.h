@@ -20,13 +20,19 @@ struct new_section
   uint32_t type, flags, addr, size, align, entsize;
 };
 
-/* The new loadable segment.  */
+/* The new loadable segments: BYTES, mapped at VADDR from OFFSET, hold
+   the code segment (read and execute; RX_SIZE bytes, starting with room
+   for the new program header table: 32 bytes for each old entry and two
+   more) and, from RW_START on (64 KiB aligned), the data segment (read
+   and write; up to MEMSZ in memory).  The bytes between the two are
+   mapped by neither.  */
 struct new_segment
 {
   uint32_t vaddr;		/* Link-time address, 64 KiB aligned.  */
   uint32_t offset;		/* File offset, congruent to vaddr.  */
-  const unsigned char *bytes;	/* filesz bytes.  */
+  unsigned char *bytes;		/* filesz bytes.  */
   uint32_t filesz, memsz;
+  uint32_t rx_size, rw_start;
   const struct new_section *sections;	/* Section headers to add.  */
   size_t n_sections;
 };
@@ -36,9 +42,11 @@ struct new_segment
 bool elf_find_spare_phdr (const unsigned char *image, size_t size,
 			  bool big_endian, unsigned *index);
 
-/* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as a
-   new read-write-execute PT_LOAD in the spare program header, to
-   OUT_PATH.  When SEG has sections, a new section name table and
+/* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as
+   two new PT_LOADs, to OUT_PATH.  The program header table moves to the
+   start of SEG's code segment (the old one stays in the file, unused),
+   with the two new entries after the old ones, but for PT_NULL ones;
+   PT_PHDR describes the new table.  When SEG has sections, a new section name table and
    section header table that add them are written after the segment
    (the old ones stay in the file, unused).  The file is written to a
    temporary file in OUT_PATH's directory and renamed into place only

@@ -104,7 +104,11 @@ struct rewriter
   unsigned char *image;		/* The copy of the original that is patched.  */
   bool main_program;
   size_t n_returning;		/* Calls that surely come back (-v).  */
-  uint32_t seg_offset;		/* File offset of the new segment.  */
+  uint32_t seg_offset;		/* File offset of the new segments.  */
+  uint32_t rx_size;		/* Bytes of the code segment, which comes
+				   first.  */
+  uint32_t rw_start;		/* Offset of the data segment from the
+				   code segment's start.  */
   struct new_section sections[12];	/* Section headers for the segment.  */
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
@@ -592,6 +596,18 @@ derive_size (const struct emitter *e)
 		     + 8 * e->derive.n_links + 8 * e->derive.n_edges);
 }
 
+/* The distance from file offsets to addresses in OBJ's first PT_LOAD
+   (0 when it has none).  */
+
+static uint32_t
+first_load_delta (const struct mips_object *obj)
+{
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_LOAD)
+      return obj->segments[i].vaddr - obj->segments[i].offset;
+  return 0;
+}
+
 /* The end of OBJ's highest PT_LOAD in memory.  */
 
 static uint32_t
@@ -616,7 +632,9 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   bool be = obj->big_endian;
   uint32_t max_end = 0, text_start, text_end;
   size_t hdr, path_off, id_off = 0, text_off, map_off, blocks_off, got_off;
-  size_t derive_off = 0, wblocks_off = 0, window_off = 0;
+  size_t derive_off = 0, wblocks_off = 0, window_off = 0, phdrs_off;
+  size_t rw_start;
+  uint32_t delta;
   char *real = realpath (in_path, NULL);
   const char *path = real != NULL ? real : in_path;
   unsigned char *h;
@@ -632,10 +650,71 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	*errmsg = NULL;
       goto fail;
     }
-  sb->vaddr = (max_end + 0xffff) & ~0xffffu;
-  sb->big_endian = be;
+  /* The new segments follow the image in the file and in memory at
+     the distance the first PT_LOAD has between them, so that the new
+     program header table, at their start, is where a loader that takes
+     it to be at the first segment's address plus e_phoff (qemu-user)
+     finds it.  */
+  delta = first_load_delta (obj);
   rw->seg_offset = (uint32_t) ((obj->size + 0xffff) & ~(size_t) 0xffff);
+  if (max_end > delta && max_end - delta > rw->seg_offset)
+    rw->seg_offset = ((max_end - delta) + 0xffff) & ~0xffffu;
+  sb->vaddr = rw->seg_offset + delta;
+  sb->big_endian = be;
 
+  /* The code segment (read and execute): the program header table,
+     the new text, the map and the block and derivation tables.  */
+  phdrs_off = seg_reserve (sb, 32 * ((size_t) obj->n_segments + 2), 4);
+  if (phdrs_off == (size_t) -1)
+    goto nomem;
+  text_off = (sb->size + 15) & ~(size_t) 15;
+  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg)
+      || !emit_window_fit (e, errmsg))
+    goto fail;
+  if (seg_reserve (sb, e->text_size, 16) != text_off)
+    goto nomem;
+  text_start = e->old_start;
+  text_end = e->old_end;
+  map_off = seg_reserve (sb, text_end - text_start, 4);
+  blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
+  if (e->n_window > 0)
+    wblocks_off = seg_reserve (sb, 4 * e->n_window, 4);
+  if (e->derive.n_measured < cfg->n_blocks)
+    {
+      derive_off = seg_reserve (sb, derive_size (e), 4);
+      if (derive_off == (size_t) -1)
+	goto nomem;
+    }
+  rw->rx_size = (uint32_t) sb->size;
+
+  /* The data segment (read and write) on pages of its own: nothing
+     the program or the runtime writes shares a page with code (W^X;
+     under QEMU a store to a page of translated code throws that code
+     away).  The gp guard (emit.c, put_gp_guard) takes the values in
+     [TEXT_START, TEXT_END) plus the distance between the new GOT and
+     the old for switch table words: that range must hold no code, so
+     the new GOT goes at least as far after the new text as the old
+     GOT is after the original code; the gap between the segments,
+     mapped by neither, makes up what the tables do not.  */
+  rw_start = (sb->size + 0xffff) & ~(size_t) 0xffff;
+  if (e->n_xlate_guarded > 0)
+    {
+      uint64_t need;
+      if (obj->got_addr < text_end)
+	{
+	  if (asprintf (errmsg, "the GOT (0x%08x) lies before the end of"
+			" the code (0x%08x): gp-relative switch tables"
+			" cannot be guarded", obj->got_addr, text_end) < 0)
+	    *errmsg = NULL;
+	  goto fail;
+	}
+      need = text_off + e->text_size + (uint64_t) obj->got_addr - text_start;
+      if (need > rw_start)
+	rw_start = (size_t) ((need + 0xffff) & ~(uint64_t) 0xffff);
+    }
+  if (seg_reserve (sb, rw_start - sb->size, 1) == (size_t) -1)
+    goto nomem;
+  rw->rw_start = (uint32_t) rw_start;
   hdr = seg_reserve (sb, sizeof (struct pc_segment_header), 8);
   path_off = seg_reserve (sb, strlen (path) + 1, 1);
   if (hdr == (size_t) -1 || path_off == (size_t) -1)
@@ -648,55 +727,10 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
 	goto nomem;
       memcpy (sb->buf + id_off, obj->build_id, obj->build_id_len);
     }
-
   e->probe_slots = sb->vaddr + (uint32_t) hdr
 		   + offsetof (struct pc_segment_header, probe_enter);
   e->syscall_hook_slot = sb->vaddr + (uint32_t) hdr
 			 + offsetof (struct pc_segment_header, syscall_hook);
-  /* The text first: its size decides every later address.  */
-  text_off = (sb->size + 15) & ~(size_t) 15;
-  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg)
-      || !emit_window_fit (e, errmsg))
-    goto fail;
-  if (seg_reserve (sb, e->text_size, 16) != text_off)
-    goto nomem;
-  text_start = e->old_start;
-  text_end = e->old_end;
-  /* The gp guard (emit.c, put_gp_guard) takes the values in
-     [TEXT_START, TEXT_END) plus the distance between the new GOT and
-     the old for switch table words: that range must hold no code, so
-     the new GOT goes at least as far after the new text as the old
-     GOT is after the original code; padding makes up what the tables
-     in between do not.  */
-  if (e->n_xlate_guarded > 0)
-    {
-      uint64_t need, between;
-      if (obj->got_addr < text_end)
-	{
-	  if (asprintf (errmsg, "the GOT (0x%08x) lies before the end of"
-			" the code (0x%08x): gp-relative switch tables"
-			" cannot be guarded", obj->got_addr, text_end) < 0)
-	    *errmsg = NULL;
-	  goto fail;
-	}
-      need = (uint64_t) obj->got_addr - text_start;
-      between = (uint64_t) (text_end - text_start) + 8 * cfg->n_blocks
-		+ 4 * (uint64_t) e->n_window
-		+ (e->derive.n_measured < cfg->n_blocks ? derive_size (e) : 0);
-      if (need > between
-	  && seg_reserve (sb, (size_t) (need - between), 16) == (size_t) -1)
-	goto nomem;
-    }
-  map_off = seg_reserve (sb, text_end - text_start, 4);
-  blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
-  if (e->n_window > 0)
-    wblocks_off = seg_reserve (sb, 4 * e->n_window, 4);
-  if (e->derive.n_measured < cfg->n_blocks)
-    {
-      derive_off = seg_reserve (sb, derive_size (e), 4);
-      if (derive_off == (size_t) -1)
-	goto nomem;
-    }
   got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   /* The window right after the GOT, within gp's reach.  */
   if (e->n_window > 0)
@@ -707,14 +741,6 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     goto nomem;
   e->got.addr = sb->vaddr + (uint32_t) got_off;
   e->window = sb->vaddr + (uint32_t) window_off;
-  if (e->n_xlate_guarded > 0
-      && (uint64_t) got_off - (text_off + e->text_size)
-	 < (uint64_t) obj->got_addr - text_start)
-    {
-      *errmsg = strdup ("internal error: the gp guard's range overlaps the"
-			" new code");
-      goto fail;
-    }
   if (e->n_window > 0)
     {
       unsigned char *wb = sb->buf + wblocks_off;
@@ -734,8 +760,9 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   filesz = (uint32_t) sb->size;
   e->counters = sb->vaddr + filesz;
 
-  add_section (rw, ".profcopy.hdr", SHT_PROGBITS, SHF_ALLOC, sb->vaddr,
-	       (uint32_t) (text_off - hdr), 8);
+  add_section (rw, ".profcopy.hdr", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
+	       sb->vaddr + (uint32_t) hdr,
+	       (uint32_t) sizeof (struct pc_segment_header), 8);
   add_section (rw, ".profcopy.text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
 	       sb->vaddr + (uint32_t) text_off, e->text_size, 16);
   add_section (rw, ".profcopy.map", SHT_PROGBITS, SHF_ALLOC,
@@ -969,6 +996,8 @@ rewrite_object (const char *in_path, const char *out_path,
   seg.offset = rw.seg_offset;
   seg.bytes = rw.sb.buf;
   seg.filesz = (uint32_t) rw.sb.size;
+  seg.rx_size = rw.rx_size;
+  seg.rw_start = rw.rw_start;
   seg.memsz = rw.e.counters + 8 * n_counters (&rw.e) - rw.sb.vaddr;
   /* A program's heap starts where its image ends (qemu-user starts
      brk right there, not on a page boundary): the copy's image ends at

@@ -91,8 +91,9 @@ copy_map_read (const struct mips_object *obj, struct copy_map *cm)
     return false;
 
   /* The new text: its section when the copy has section headers, else
-     what lies between the header and the map (the rewriter lays them
-     out in that order).  */
+     what lies between the start of the code segment and the map (the
+     rewriter lays out the program header table, the text and the map
+     in that order there).  */
   text = object_section_named (obj, ".profcopy.text");
   if (text != NULL)
     {
@@ -101,7 +102,14 @@ copy_map_read (const struct mips_object *obj, struct copy_map *cm)
     }
   else
     {
-      cm->new_low = seg->vaddr + header_size;
+      cm->new_low = map;
+      for (size_t i = 0; i < obj->n_segments; i++)
+	{
+	  const struct object_segment *s = &obj->segments[i];
+	  if (s->type == PT_LOAD && (s->flags & PF_X) && map >= s->vaddr
+	      && map - s->vaddr < s->memsz)
+	    cm->new_low = s->vaddr;
+	}
       cm->new_high = map;
     }
 
