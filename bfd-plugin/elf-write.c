@@ -47,30 +47,6 @@ put32 (unsigned char *p, uint32_t v, bool big_endian)
     p[big_endian ? i : 3 - i] = (unsigned char) (v >> (24 - 8 * i));
 }
 
-bool
-elf_find_spare_phdr (const unsigned char *image, size_t size,
-		     bool big_endian, unsigned *index)
-{
-  uint32_t phoff;
-  uint16_t phentsize, phnum;
-
-  if (size < sizeof (Elf32_Ehdr))
-    return false;
-  phoff = get32 (image + 28, big_endian);
-  phentsize = get16 (image + 42, big_endian);
-  phnum = get16 (image + 44, big_endian);
-  if (phentsize != sizeof (Elf32_Phdr) || phoff > size
-      || (size_t) phnum * phentsize > size - phoff)
-    return false;
-  for (unsigned i = 0; i < phnum; i++)
-    if (get32 (image + phoff + i * phentsize, big_endian) == PT_NULL)
-      {
-	*index = i;
-	return true;
-      }
-  return false;
-}
-
 static void
 put16 (unsigned char *p, uint16_t v, bool big_endian)
 {

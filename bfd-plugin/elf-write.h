@@ -37,11 +37,6 @@ struct new_segment
   size_t n_sections;
 };
 
-/* Find the spare PT_NULL program header of the ELF32 IMAGE (SIZE bytes,
-   BIG_ENDIAN) and return its index in *INDEX.  False if there is none.  */
-bool elf_find_spare_phdr (const unsigned char *image, size_t size,
-			  bool big_endian, unsigned *index);
-
 /* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as
    two new PT_LOADs, to OUT_PATH.  The program header table moves to the
    start of SEG's code segment (the old one stays in the file, unused),
