@@ -54,6 +54,16 @@ put16 (unsigned char *p, uint16_t v, bool big_endian)
   p[big_endian ? 1 : 0] = (unsigned char) v;
 }
 
+/* The file offset of byte OFF of SEG.  */
+
+static uint32_t
+segment_offset (const struct new_segment *seg, uint32_t off)
+{
+  if (off < seg->rw_start)
+    return seg->offset + off;
+  return seg->offset + seg->rw_file + (off - seg->rw_start);
+}
+
 /* Build the file tail that adds SEG's sections: a copy of the section
    name table with their names appended, then a copy of the section
    header table with them added, placed at file offset AT (4-aligned).
@@ -106,8 +116,9 @@ section_tail (unsigned char *image, size_t size, bool be,
 	put32 (sh + 4, ns->type, be);
 	put32 (sh + 8, ns->flags, be);
 	put32 (sh + 12, ns->addr, be);
-	put32 (sh + 16, ns->type == SHT_NOBITS ? seg->offset + seg->filesz
-		      : seg->offset + (ns->addr - seg->vaddr), be);
+	put32 (sh + 16, segment_offset (seg, ns->type == SHT_NOBITS
+				       ? seg->filesz : ns->addr - seg->vaddr),
+	       be);
 	put32 (sh + 20, ns->size, be);
 	put32 (sh + 32, ns->align, be);
 	put32 (sh + 36, ns->entsize, be);
@@ -159,7 +170,16 @@ write_image (int fd, const unsigned char *image, size_t size,
 	return false;
       pad -= n;
     }
-  if (!write_all (fd, seg->bytes, seg->filesz))
+  if (!write_all (fd, seg->bytes, seg->rx_size))
+    return false;
+  for (size_t pad = seg->rw_file - seg->rx_size; pad > 0;)
+    {
+      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
+      if (!write_all (fd, zeros, n))
+	return false;
+      pad -= n;
+    }
+  if (!write_all (fd, seg->bytes + seg->rw_start, seg->filesz - seg->rw_start))
     return false;
   return tail == NULL || write_all (fd, tail, tail_len);
 }
@@ -385,7 +405,7 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
     put32 (ph + 28, 0x10000, big_endian);
     ph = table + n++ * sizeof (Elf32_Phdr);
     put32 (ph + 0, PT_LOAD, big_endian);
-    put32 (ph + 4, seg->offset + seg->rw_start, big_endian);
+    put32 (ph + 4, seg->offset + seg->rw_file, big_endian);
     put32 (ph + 8, seg->vaddr + seg->rw_start, big_endian);
     put32 (ph + 12, seg->vaddr + seg->rw_start, big_endian);
     put32 (ph + 16, seg->filesz - seg->rw_start, big_endian);
@@ -397,7 +417,7 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
   }
   if (seg->n_sections > 0)
     tail = section_tail (image, size, big_endian, seg,
-			 seg->offset + seg->filesz, &tail_len);
+			 segment_offset (seg, seg->filesz), &tail_len);
   job.image = image;
   job.size = size;
   job.seg = seg;

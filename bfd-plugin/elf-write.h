@@ -24,15 +24,16 @@ struct new_section
    the code segment (read and execute; RX_SIZE bytes, starting with room
    for the new program header table: 32 bytes for each old entry and two
    more) and, from RW_START on (64 KiB aligned), the data segment (read
-   and write; up to MEMSZ in memory).  The bytes between the two are
-   mapped by neither.  */
+   and write; up to MEMSZ in memory), which is in the file at OFFSET +
+   RW_FILE (RW_FILE 64 KiB aligned, at least RX_SIZE).  The bytes
+   between the two are mapped by neither, and are not in the file.  */
 struct new_segment
 {
   uint32_t vaddr;		/* Link-time address, 64 KiB aligned.  */
   uint32_t offset;		/* File offset, congruent to vaddr.  */
   unsigned char *bytes;		/* filesz bytes.  */
   uint32_t filesz, memsz;
-  uint32_t rx_size, rw_start;
+  uint32_t rx_size, rw_start, rw_file;
   const struct new_section *sections;	/* Section headers to add.  */
   size_t n_sections;
 };

@@ -108,13 +108,26 @@ struct rewriter
   uint32_t rx_size;		/* Bytes of the code segment, which comes
 				   first.  */
   uint32_t rw_start;		/* Offset of the data segment from the
-				   code segment's start.  */
+				   code segment's start in memory...  */
+  uint32_t rw_file;		/* ... and in the file (the gap between
+				   the two is not in the file).  */
   struct new_section sections[12];	/* Section headers for the segment.  */
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
   uint32_t map_addr;		/* Address of the map table.  */
   uint32_t checksum;		/* CRC-32 of the original file.  */
 };
+
+/* The file offset of byte OFF of RW's new segments (build).  */
+
+static uint32_t
+seg_file_offset (const struct rewriter *rw, size_t off)
+{
+  if (off < rw->rw_start)
+    return rw->seg_offset + (uint32_t) off;
+  return rw->seg_offset + rw->rw_file + (uint32_t) (off - rw->rw_start);
+}
+
 
 /* Add a section header NAME for SIZE bytes at ADDR of the segment.  */
 
@@ -449,7 +462,7 @@ move_dynamic (struct rewriter *rw, char **errmsg)
     if (obj->segments[i].type == PT_DYNAMIC)
       {
 	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
-	put32 (ph + 4, rw->seg_offset + (uint32_t) dyn_off, be);
+	put32 (ph + 4, seg_file_offset (rw, dyn_off), be);
 	put32 (ph + 8, dyn_addr, be);
 	put32 (ph + 12, dyn_addr, be);
 	put32 (ph + 16, (uint32_t) (8 * k), be);
@@ -567,7 +580,7 @@ build_eh (struct rewriter *rw, char **errmsg)
     if (obj->segments[i].type == PT_GNU_EH_FRAME)
       {
 	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
-	put32 (ph + 4, rw->seg_offset + (uint32_t) hdr_off, obj->big_endian);
+	put32 (ph + 4, seg_file_offset (rw, hdr_off), obj->big_endian);
 	put32 (ph + 8, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
 	put32 (ph + 12, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
 	put32 (ph + 16, (uint32_t) hdr_size, obj->big_endian);
@@ -715,6 +728,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   if (seg_reserve (sb, rw_start - sb->size, 1) == (size_t) -1)
     goto nomem;
   rw->rw_start = (uint32_t) rw_start;
+  rw->rw_file = (rw->rx_size + 0xffffu) & ~0xffffu;
   hdr = seg_reserve (sb, sizeof (struct pc_segment_header), 8);
   path_off = seg_reserve (sb, strlen (path) + 1, 1);
   if (hdr == (size_t) -1 || path_off == (size_t) -1)
@@ -776,15 +790,15 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 	       e->counters, 8 * n_counters (e), 16);
   move_section_header (rw, ".got", e->got.addr,
-		       rw->seg_offset + (uint32_t) got_off,
+		       seg_file_offset (rw, got_off),
 		       4 * (e->got.n_old + e->got.n_new));
   if (rw->dyn_addr != 0)
     {
       move_section_header (rw, ".dynamic", rw->dyn_addr,
-			   rw->seg_offset + (rw->dyn_addr - sb->vaddr),
+			   seg_file_offset (rw, rw->dyn_addr - sb->vaddr),
 			   rw->dyn_size);
       move_section_header (rw, ".dynstr", rw->dynstr_addr,
-			   rw->seg_offset + (rw->dynstr_addr - sb->vaddr),
+			   seg_file_offset (rw, rw->dynstr_addr - sb->vaddr),
 			   rw->dynstr_size);
     }
 
@@ -998,6 +1012,7 @@ rewrite_object (const char *in_path, const char *out_path,
   seg.filesz = (uint32_t) rw.sb.size;
   seg.rx_size = rw.rx_size;
   seg.rw_start = rw.rw_start;
+  seg.rw_file = rw.rw_file;
   seg.memsz = rw.e.counters + 8 * n_counters (&rw.e) - rw.sb.vaddr;
   /* A program's heap starts where its image ends (qemu-user starts
      brk right there, not on a page boundary): the copy's image ends at

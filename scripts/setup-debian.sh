@@ -18,7 +18,7 @@ PACKAGES=(
   binutils-mips-linux-gnu
   gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
   binutils-mipsel-linux-gnu
-  qemu-user graphviz valgrind python3
+  qemu-user qemu-system-mips graphviz valgrind python3
 )
 
 if [ "${1:-}" != "--no-install" ]; then
