@@ -62,7 +62,14 @@ srcdir=$(cd "$srcdir" && pwd) || exit 1
 # share one testbed, so they run in one job.  A group is its .exp files,
 # separated by "+"; "FILE.exp@be" runs one byte order of a file that
 # loops over both (PROFCOPY_ENDIANS).
-groups="debian.exp+kernel.exp rewrite.exp@be rewrite.exp@le carry.exp"
+groups=
+for g in debian.exp+kernel.exp rewrite.exp@be rewrite.exp@le carry.exp; do
+  for e in $(printf '%s\n' "${g%@*}" | tr '+' ' '); do
+    set -- "$srcdir"/$tool.*/"$e"
+    [ -f "$1" ] || continue 2
+  done
+  groups="$groups $g"
+done
 for f in "$srcdir"/$tool.*/*.exp; do
   name=${f##*/}
   case " $groups " in
@@ -90,12 +97,15 @@ run_job ()
       *@*) endians=${g#*@}; exps=${g%@*} ;;
     esac
     # Its own directory is runtest's current directory, so that what a
-    # guest writes there by mistake stays apart.
+    # guest writes there by mistake stays apart; runtest reads the
+    # site.exp there (the test suite's, with an absolute srcdir).
+    sed "s|^set srcdir .*|set srcdir \"$srcdir\"|" "$top/site.exp" \
+      >"$out/site.exp"
     (cd "$out" \
      && eval "PROFCOPY_FIXTURE_DIR=\"$top/build-fixtures/j$n\" \
 	      PROFCOPY_ENDIANS=\"$endians\" \
 	      \"$runtest\" --tool \"$tool\" --srcdir \"$srcdir\" \
-	      --objdir \"$top\" --outdir \"$out\" $others $exps") \
+	      --outdir \"$out\" $others $exps") \
       >"$out/stdout" 2>&1 || status=1
     echo "$status" >"$out/status"
     # What runtest printed, once the group is done, whole.
