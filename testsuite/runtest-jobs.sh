@@ -98,13 +98,16 @@ run_job ()
     esac
     # Its own directory is runtest's current directory, so that what a
     # guest writes there by mistake stays apart; runtest reads the
-    # site.exp there (the test suite's, with an absolute srcdir).
-    sed "s|^set srcdir .*|set srcdir \"$srcdir\"|" "$top/site.exp" \
+    # site.exp there, the test suite's with an absolute srcdir.  That
+    # srcdir is spelt "DIR/.": runtest takes an objdir equal to srcdir
+    # to be its current directory, and objdir must stay the test
+    # suite's (tools/, build-fixtures/testbed).
+    sed "s|^set srcdir .*|set srcdir \"$srcdir/.\"|" "$top/site.exp" \
       >"$out/site.exp"
     (cd "$out" \
      && eval "PROFCOPY_FIXTURE_DIR=\"$top/build-fixtures/j$n\" \
 	      PROFCOPY_ENDIANS=\"$endians\" \
-	      \"$runtest\" --tool \"$tool\" --srcdir \"$srcdir\" \
+	      \"$runtest\" --tool \"$tool\" --srcdir \"$srcdir/.\" \
 	      --outdir \"$out\" $others $exps") \
       >"$out/stdout" 2>&1 || status=1
     echo "$status" >"$out/status"
