@@ -53,7 +53,7 @@ bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
    offsets whose size is not proven (RELOC_F_UNPROVEN), or computes a
    gp-relative address (`addu x,y,gp') that no known table explains,
    the element of a table no walk followed.  Its jumps are translated
-   at run time with the gp guard (emit.c), and derive.c takes every one
+   at run time with the gp guard (emit/text.c, put_gp_guard), and derive.c takes every one
    of its blocks as entered from outside.  (A table of absolute
    addresses in a position-independent object needs neither: every
    code address in its data is in the relocation table.)  */

@@ -23,7 +23,7 @@
    no cycle of U: cut U there and the flow across the cut is the sum of
    counted flows across it.  So: put every outside edge and every
    branch edge that cannot have a counter in U, then add the through
-   edges and the two edges of the conditional branches that emit.c lets
+   edges and the two edges of the conditional branches that plan/plan.c lets
    have counters, heaviest first (the ones estimate.c expects to run
    most often, then costly counters), as long as they join two
    components (Kruskal); an edge that would close a cycle gets a
@@ -62,7 +62,7 @@
 
 /* What a counter on a branch edge costs against one in a block: on the
    fall-through edge, on the taken edge.  Since a taken edge's stub
-   leaves by the increment's own branch-likely (emit.c), the two cost
+   leaves by the increment's own branch-likely (emit/increments.c), the two cost
    about the same: 1.2 and 1.2 place fewer increments than 1.25 and 1.6
    did on all three bench/run-all.sh workloads (lua5.4, sqlite3 and
    cpubench: 0.9%, 1.1% and 0.8% fewer instructions); 1.1 to 1.25 for

@@ -4,11 +4,15 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   emit.c plans the counting code of every block, lays out the new text
-   and writes it: the original instructions, with direct branches
-   re-aimed, GOT references and gp prologues updated through the
-   relocation information table, and a 64-bit counter increment per
-   block.  rewrite.c places the result in the new segment.  */
+   Three stages make it: analyse/ proves what the counting code may
+   rely on (function entries, the calls that come back, where gp and t9
+   hold known values, the live registers), plan/ chooses the counting
+   code of every block and the new GOT, emit/ lays out the new text and
+   writes it: the original instructions, with direct branches re-aimed,
+   GOT references and gp prologues updated through the relocation
+   information table, and a 64-bit counter increment per counted block.
+   stages.h holds what they share; rewrite.c places the result in the
+   new segment.  */
 
 #ifndef PROFCOPY_EMIT_H
 #define PROFCOPY_EMIT_H
@@ -67,7 +71,7 @@ struct snippet
   int16_t saved_gp;		/* COUNT_SAVED_GP: the frame slot (from sp)
 				   that holds gp.  */
   bool guard;			/* A translation: with the gp guard first
-				   (emit.c, put_gp_guard).  */
+				   (emit/text.c, put_gp_guard).  */
 };
 
 /* New GOT entries after the counter chunks.  */
@@ -214,7 +218,7 @@ struct emitter
 
   struct count_plan *plans;	/* Per block.  */
   unsigned char *returns;	/* Per function: may return to its caller
-				   (emit.c, find_returning).  */
+				   (analyse/entries.c, find_returning).  */
   /* --calls: per original word, PROBE_ENTRY at a function's entry,
      PROBE_EXIT at a return or tail jump, else 0; the probe stub the
      site calls; whether a copy of the stub is laid out just before the

@@ -828,128 +828,107 @@ process_file (const struct options *opts, const char *file)
   return status;
 }
 
-int
-main (int argc, char **argv)
+/* Parse the options of ARGV into *OPTS (optind is then the first
+   operand).  Return -1 to go on, or the status to exit with.  */
+
+static int
+parse_options (int argc, char **argv, struct options *opts)
 {
-  struct options opts = { .action = ACTION_REWRITE,
-			  .sysroot = PROFCOPY_DEFAULT_SYSROOT };
-  int status = 0;
   int c;
-
-#if defined M_MMAP_THRESHOLD && defined M_TRIM_THRESHOLD
-  /* The analysis allocates, zeroes and frees large arrays object after
-     object.  Taken from the heap and never given back, their pages are
-     faulted in once; as separate mappings (glibc's default above
-     128 KiB) every one costs its page faults again.  */
-  mallopt (M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  mallopt (M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-#endif
-#ifdef M_ARENA_MAX
-  /* The estimate's thread (emit.c) allocates from the same heap, whose
-     pages are already faulted in, not from an arena of its own.  */
-  mallopt (M_ARENA_MAX, 1);
-#endif
-  elf_write_cleanup_on_signals ();
-
-  if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
-    {
-      const char *slash = strrchr (argv[0], '/');
-      program_name = slash != NULL ? slash + 1 : argv[0];
-    }
 
   while ((c = getopt_long (argc, argv, "hj:L:o:vV", long_options, NULL)) != -1)
     switch (c)
       {
       case OPTION_WHOLE_PROGRAM:
-	opts.whole_program = true;
+	opts->whole_program = true;
 	break;
       case OPTION_POISON_ORIGINAL:
-	opts.poison_original = true;
+	opts->poison_original = true;
 	break;
       case OPTION_ALL_BLOCKS:
-	opts.all_blocks = true;
+	opts->all_blocks = true;
 	break;
       case OPTION_CALLS:
-	opts.calls = true;
+	opts->calls = true;
 	break;
       case OPTION_COUNTER_UPDATE:
 	if (strcmp (optarg, "auto") == 0)
-	  opts.update = UPDATE_AUTO;
+	  opts->update = UPDATE_AUTO;
 	else if (strcmp (optarg, "atomic") == 0)
-	  opts.update = UPDATE_ATOMIC;
+	  opts->update = UPDATE_ATOMIC;
 	else if (strcmp (optarg, "single") == 0)
-	  opts.update = UPDATE_SINGLE;
+	  opts->update = UPDATE_SINGLE;
 	else
 	  return command_line_error ("--counter-update: `%s' is not auto, "
 				     "atomic or single", optarg);
 	break;
       case OPTION_COUNTER_CARRY:
 	if (strcmp (optarg, "auto") == 0)
-	  opts.carry = CARRY_AUTO;
+	  opts->carry = CARRY_AUTO;
 	else if (strcmp (optarg, "watcher") == 0)
-	  opts.carry = CARRY_WATCHER;
+	  opts->carry = CARRY_WATCHER;
 	else if (strcmp (optarg, "inline") == 0)
-	  opts.carry = CARRY_INLINE;
+	  opts->carry = CARRY_INLINE;
 	else
 	  return command_line_error ("--counter-carry: `%s' is not auto, "
 				     "watcher or inline", optarg);
 	break;
       case OPTION_RUNTIME:
-	opts.runtime = optarg;
+	opts->runtime = optarg;
 	break;
       case 'o':
-	opts.output = optarg;
+	opts->output = optarg;
 	break;
       case 'j':
 	{
 	  char *end;
 	  errno = 0;
-	  opts.jobs = strtol (optarg, &end, 10);
-	  if (errno != 0 || end == optarg || *end != '\0' || opts.jobs < 1
-	      || opts.jobs > 1024)
+	  opts->jobs = strtol (optarg, &end, 10);
+	  if (errno != 0 || end == optarg || *end != '\0' || opts->jobs < 1
+	      || opts->jobs > 1024)
 	    return command_line_error ("--jobs: `%s' is not a number from 1 "
 				       "to 1024", optarg);
 	}
 	break;
       case OPTION_DUMP_RELOCS:
-	opts.action = ACTION_DUMP_RELOCS;
+	opts->action = ACTION_DUMP_RELOCS;
 	break;
       case OPTION_DUMP_BLOCKS:
-	opts.action = ACTION_DUMP_BLOCKS;
+	opts->action = ACTION_DUMP_BLOCKS;
 	break;
       case OPTION_LIST_NEEDED:
-	opts.action = ACTION_LIST_NEEDED;
+	opts->action = ACTION_LIST_NEEDED;
 	break;
       case OPTION_SYSROOT:
-	opts.sysroot = optarg;
+	opts->sysroot = optarg;
 	break;
       case OPTION_USE_PROFILE:
 	{
 	  char *err = NULL;
-	  if (!profile_read (&opts.used, optarg, &err))
+	  if (!profile_read (&opts->used, optarg, &err))
 	    {
 	      file_error (optarg, "%s", err != NULL ? err : "cannot read");
 	      free (err);
-	      profile_set_free (&opts.used);
+	      profile_set_free (&opts->used);
 	      return EXIT_FAILURE;
 	    }
 	}
 	break;
       case 'L':
 	{
-	  const char **v = realloc (opts.library_path,
-				    (opts.n_library_path + 1) * sizeof *v);
+	  const char **v = realloc (opts->library_path,
+				    (opts->n_library_path + 1) * sizeof *v);
 	  if (v == NULL)
 	    {
 	      fprintf (stderr, "%s: out of memory\n", program_name);
 	      return EXIT_FAILURE;
 	    }
-	  opts.library_path = v;
-	  opts.library_path[opts.n_library_path++] = optarg;
+	  opts->library_path = v;
+	  opts->library_path[opts->n_library_path++] = optarg;
 	}
 	break;
       case 'v':
-	opts.verbose = true;
+	opts->verbose = true;
 	break;
       case 'h':
 	usage (stdout, EXIT_SUCCESS);
@@ -963,47 +942,102 @@ main (int argc, char **argv)
 	return EXIT_FAILURE;
       }
 
+  return -1;
+}
+
+/* Exit with the usage when the operands (from optind of ARGC) do not
+   suit OPTS.  */
+
+static void
+check_operands (const struct options *opts, int argc)
+{
   if (optind >= argc)
     {
       fprintf (stderr, "%s: no input file\n", program_name);
       usage (stderr, EXIT_FAILURE);
     }
-  if (opts.action == ACTION_REWRITE
-      && (argc - optind > (opts.whole_program || opts.output ? 1 : 2)))
+  if (opts->action == ACTION_REWRITE
+      && (argc - optind > (opts->whole_program || opts->output ? 1 : 2)))
     {
       fprintf (stderr, "%s: too many file names\n", program_name);
       usage (stderr, EXIT_FAILURE);
     }
-  if (opts.whole_program && opts.output == NULL)
+  if (opts->whole_program && opts->output == NULL)
     {
       fprintf (stderr, "%s: --whole-program needs -o DIR\n", program_name);
       usage (stderr, EXIT_FAILURE);
     }
+}
 
+/* Rewrite the one object that the operands of ARGV name: the input,
+   and the output (-o, the second operand, or the input itself).  */
+
+static int
+rewrite_single (const struct options *opts, int argc, char **argv)
+{
+  const char *in = argv[optind];
+  const char *out = opts->output != NULL ? opts->output
+		    : optind + 1 < argc ? argv[optind + 1] : in;
+  struct mips_object obj;
+  char *err = NULL;
+  bool main_program;
+
+  if (!object_open (in, &obj, &err))
+    {
+      file_error (in, "%s", err != NULL ? err : "cannot read");
+      free (err);
+      return 1;
+    }
+  main_program = obj.e_type == ET_EXEC || obj.pie;
+  object_close (&obj);
+  return rewrite_one (opts, in, out, main_program, 0);
+}
+
+/* Settings of glibc's malloc for profcopy's pattern of allocation.  */
+
+static void
+tune_malloc (void)
+{
+#if defined M_MMAP_THRESHOLD && defined M_TRIM_THRESHOLD
+  /* The analysis allocates, zeroes and frees large arrays object after
+     object.  Taken from the heap and never given back, their pages are
+     faulted in once; as separate mappings (glibc's default above
+     128 KiB) every one costs its page faults again.  */
+  mallopt (M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt (M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
+#ifdef M_ARENA_MAX
+  /* The estimate's thread (plan/plan.c) allocates from the same heap,
+     whose pages are already faulted in, not from an arena of its
+     own.  */
+  mallopt (M_ARENA_MAX, 1);
+#endif
+}
+
+int
+main (int argc, char **argv)
+{
+  struct options opts = { .action = ACTION_REWRITE,
+			  .sysroot = PROFCOPY_DEFAULT_SYSROOT };
+  int status;
+
+  tune_malloc ();
+  elf_write_cleanup_on_signals ();
+  if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
+    {
+      const char *slash = strrchr (argv[0], '/');
+      program_name = slash != NULL ? slash + 1 : argv[0];
+    }
+  status = parse_options (argc, argv, &opts);
+  if (status >= 0)
+    return status;
+  check_operands (&opts, argc);
+
+  status = 0;
   if (opts.action == ACTION_REWRITE && opts.whole_program)
     status = whole_program (&opts, argv[optind]);
   else if (opts.action == ACTION_REWRITE)
-    {
-      const char *in = argv[optind];
-      const char *out = opts.output != NULL ? opts.output
-			: optind + 1 < argc ? argv[optind + 1] : in;
-      struct mips_object obj;
-      char *err = NULL;
-      bool main_program;
-
-      if (!object_open (in, &obj, &err))
-	{
-	  file_error (in, "%s", err != NULL ? err : "cannot read");
-	  free (err);
-	  status = 1;
-	}
-      else
-	{
-	  main_program = obj.e_type == ET_EXEC || obj.pie;
-	  object_close (&obj);
-	  status = rewrite_one (&opts, in, out, main_program, 0);
-	}
-    }
+    status = rewrite_single (&opts, argc, argv);
   else
     for (int i = optind; i < argc; i++)
       {

@@ -77,7 +77,7 @@ struct reloc_entry
 /* A RELOC_JUMP_TABLE entry of a table whose number of entries no check
    of the index proves: the entries found are those a scan of the table
    finds, and the table's jump may meet others, which the rewriter
-   translates at run time (emit.c).  */
+   translates at run time (plan/got.c, plan_translations).  */
 #define RELOC_F_UNPROVEN	0x02
 
 struct reloc_table

@@ -5,20 +5,27 @@
    Public License version 3 or later; see COPYING.
 
    The seed patent's "profiler shared object generating means".  The
-   original file is kept as it is, its code included; one new PT_LOAD
-   segment is added at the end:
+   original file is kept as it is, its code included; two new PT_LOAD
+   segments are added at the end, first one to read and execute:
 
-     header       struct pc_segment_header (runtime/segment.h)
-     path         the original file's path, for profreport
-     text         the counted copy of the code (emit.c)
+     phdrs        the new program header table
+     text         the counted copy of the code (emit.h)
      map          new address of every original code word
      blocks       the block table
      window blocks  the blocks counted in the window, ascending
      derive       how the uncounted blocks' counts follow (derive.c)
+
+   then, on pages of its own, one to read and write:
+
+     header       struct pc_segment_header (runtime/segment.h)
+     path         the original file's path, for profreport
+     build ID     the original's, when it has one
      got          the GOT, moved here with new local entries
      window       2 x 32 bits (32 with folded counters) per block
 		  counted straight off gp (the hottest, as far as gp
 		  reaches past the GOT), zero
+     eh_frame     the new text's unwind entries (.eh_frame, .eh_frame_hdr
+		  and the LSDAs), when the original has them
      dynamic      (main program only) the dynamic section, moved to add
 		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN
      counters     2 x 32 bits per block, zero (not in the file)
@@ -27,7 +34,8 @@
    the copy of the original's bytes: symbol values, the entry point,
    DT_INIT/DT_FINI, code addresses in data and in jump tables all lead
    into the new text, and the dynamic section points ld.so at the new
-   GOT.  */
+   GOT.  rewrite_object, at the end of this file, is the whole
+   pipeline.  */
 
 #include <config.h>
 
@@ -116,6 +124,9 @@ struct rewriter
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
   uint32_t map_addr;		/* Address of the map table.  */
   uint32_t checksum;		/* CRC-32 of the original file.  */
+  struct call_sites sites;	/* Of emit_narrow_liveness, until plan.  */
+  size_t n_used;		/* Profiles of --use-profile that counted
+				   this file.  */
 };
 
 /* The file offset of byte OFF of RW's new segments (build).  */
@@ -635,25 +646,32 @@ image_end (const struct mips_object *obj)
   return end;
 }
 
+/* Where the parts of the new segments are: offsets from the code
+   segment's start (build).  */
+struct seg_parts
+{
+  size_t phdrs, text, map, blocks, window_blocks, derive;  /* Code.  */
+  size_t hdr, path, build_id, got, window;		    /* Data.  */
+};
+
+/* Fail with "out of memory" (build's stages).  */
+
 static bool
-build (struct rewriter *rw, const char *in_path, char **errmsg)
+no_memory (char **errmsg)
+{
+  *errmsg = strdup ("out of memory");
+  return false;
+}
+
+/* Place RW's new segments in the file and in memory: after the image,
+   at the distance the first PT_LOAD has between the two.  */
+
+static bool
+place_segments (struct rewriter *rw, char **errmsg)
 {
   const struct mips_object *obj = &rw->a.obj;
-  const struct cfg *cfg = &rw->a.cfg;
-  struct emitter *e = &rw->e;
-  struct seg_builder *sb = &rw->sb;
-  bool be = obj->big_endian;
-  uint32_t max_end = 0, text_start, text_end;
-  size_t hdr, path_off, id_off = 0, text_off, map_off, blocks_off, got_off;
-  size_t derive_off = 0, wblocks_off = 0, window_off = 0, phdrs_off;
-  size_t rw_start;
-  uint32_t delta;
-  char *real = realpath (in_path, NULL);
-  const char *path = real != NULL ? real : in_path;
-  unsigned char *h;
-  uint32_t filesz;
+  uint32_t max_end = image_end (obj), delta;
 
-  max_end = image_end (obj);
   /* The new segment goes above the image, in the user half of the
      address space (kseg0 starts at 0x80000000).  */
   if (max_end > 0x70000000u)
@@ -661,7 +679,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
       if (asprintf (errmsg, "the image ends at 0x%08x: no room for the "
 		    "new segment above it", max_end) < 0)
 	*errmsg = NULL;
-      goto fail;
+      return false;
     }
   /* The new segments follow the image in the file and in memory at
      the distance the first PT_LOAD has between them, so that the new
@@ -672,151 +690,194 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   rw->seg_offset = (uint32_t) ((obj->size + 0xffff) & ~(size_t) 0xffff);
   if (max_end > delta && max_end - delta > rw->seg_offset)
     rw->seg_offset = ((max_end - delta) + 0xffff) & ~0xffffu;
-  sb->vaddr = rw->seg_offset + delta;
-  sb->big_endian = be;
+  rw->sb.vaddr = rw->seg_offset + delta;
+  rw->sb.big_endian = obj->big_endian;
+  return true;
+}
 
-  /* The code segment (read and execute): the program header table,
-     the new text, the map and the block and derivation tables.  */
-  phdrs_off = seg_reserve (sb, 32 * ((size_t) obj->n_segments + 2), 4);
-  if (phdrs_off == (size_t) -1)
-    goto nomem;
-  text_off = (sb->size + 15) & ~(size_t) 15;
-  if (!emit_layout (e, sb->vaddr + (uint32_t) text_off, errmsg)
+/* The code segment (read and execute): the program header table, the
+   new text (laid out here), the map and the block and derivation
+   tables.  */
+
+static bool
+lay_out_code (struct rewriter *rw, struct seg_parts *at, char **errmsg)
+{
+  struct emitter *e = &rw->e;
+  struct seg_builder *sb = &rw->sb;
+
+  at->phdrs = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 2), 4);
+  if (at->phdrs == (size_t) -1)
+    return no_memory (errmsg);
+  at->text = (sb->size + 15) & ~(size_t) 15;
+  if (!emit_layout (e, sb->vaddr + (uint32_t) at->text, errmsg)
       || !emit_window_fit (e, errmsg))
-    goto fail;
-  if (seg_reserve (sb, e->text_size, 16) != text_off)
-    goto nomem;
-  text_start = e->old_start;
-  text_end = e->old_end;
-  map_off = seg_reserve (sb, text_end - text_start, 4);
-  blocks_off = seg_reserve (sb, 8 * cfg->n_blocks, 4);
+    return false;
+  if (seg_reserve (sb, e->text_size, 16) != at->text)
+    return no_memory (errmsg);
+  at->map = seg_reserve (sb, e->old_end - e->old_start, 4);
+  at->blocks = seg_reserve (sb, 8 * rw->a.cfg.n_blocks, 4);
   if (e->n_window > 0)
-    wblocks_off = seg_reserve (sb, 4 * e->n_window, 4);
-  if (e->derive.n_measured < cfg->n_blocks)
+    at->window_blocks = seg_reserve (sb, 4 * e->n_window, 4);
+  if (e->derive.n_measured < rw->a.cfg.n_blocks)
     {
-      derive_off = seg_reserve (sb, derive_size (e), 4);
-      if (derive_off == (size_t) -1)
-	goto nomem;
+      at->derive = seg_reserve (sb, derive_size (e), 4);
+      if (at->derive == (size_t) -1)
+	return no_memory (errmsg);
     }
+  if (at->map == (size_t) -1 || at->blocks == (size_t) -1
+      || at->window_blocks == (size_t) -1)
+    return no_memory (errmsg);
   rw->rx_size = (uint32_t) sb->size;
+  return true;
+}
 
-  /* The data segment (read and write) on pages of its own: nothing
-     the program or the runtime writes shares a page with code (W^X;
-     under QEMU a store to a page of translated code throws that code
-     away).  The gp guard (emit.c, put_gp_guard) takes the values in
-     [TEXT_START, TEXT_END) plus the distance between the new GOT and
-     the old for switch table words: that range must hold no code, so
-     the new GOT goes at least as far after the new text as the old
-     GOT is after the original code; the gap between the segments,
-     mapped by neither, makes up what the tables do not.  */
+/* The data segment (read and write) on pages of its own: the segment
+   header, the original's path and build ID, the new GOT with the
+   window after it, the moved .eh_frame_hdr and dynamic section, then
+   the counters (not in the file).  PATH is the original's.  */
+
+static bool
+lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
+	      char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  struct emitter *e = &rw->e;
+  struct seg_builder *sb = &rw->sb;
+  size_t rw_start;
+
+  /* Nothing the program or the runtime writes shares a page with code
+     (W^X; under QEMU a store to a page of translated code throws that
+     code away).  The gp guard (emit/text.c, put_gp_guard) takes the
+     values in [TEXT_START, TEXT_END) plus the distance between the new
+     GOT and the old for switch table words: that range must hold no
+     code, so the new GOT goes at least as far after the new text as
+     the old GOT is after the original code; the gap between the
+     segments, mapped by neither, makes up what the tables do not.  */
   rw_start = (sb->size + 0xffff) & ~(size_t) 0xffff;
   if (e->n_xlate_guarded > 0)
     {
       uint64_t need;
-      if (obj->got_addr < text_end)
+      if (obj->got_addr < e->old_end)
 	{
 	  if (asprintf (errmsg, "the GOT (0x%08x) lies before the end of"
 			" the code (0x%08x): gp-relative switch tables"
-			" cannot be guarded", obj->got_addr, text_end) < 0)
+			" cannot be guarded", obj->got_addr, e->old_end) < 0)
 	    *errmsg = NULL;
-	  goto fail;
+	  return false;
 	}
-      need = text_off + e->text_size + (uint64_t) obj->got_addr - text_start;
+      need = at->text + e->text_size + (uint64_t) obj->got_addr
+	     - e->old_start;
       if (need > rw_start)
 	rw_start = (size_t) ((need + 0xffff) & ~(uint64_t) 0xffff);
     }
   if (seg_reserve (sb, rw_start - sb->size, 1) == (size_t) -1)
-    goto nomem;
+    return no_memory (errmsg);
   rw->rw_start = (uint32_t) rw_start;
   rw->rw_file = (rw->rx_size + 0xffffu) & ~0xffffu;
-  hdr = seg_reserve (sb, sizeof (struct pc_segment_header), 8);
-  path_off = seg_reserve (sb, strlen (path) + 1, 1);
-  if (hdr == (size_t) -1 || path_off == (size_t) -1)
-    goto nomem;
-  memcpy (sb->buf + path_off, path, strlen (path) + 1);
+  at->hdr = seg_reserve (sb, sizeof (struct pc_segment_header), 8);
+  at->path = seg_reserve (sb, strlen (path) + 1, 1);
+  if (at->hdr == (size_t) -1 || at->path == (size_t) -1)
+    return no_memory (errmsg);
+  memcpy (sb->buf + at->path, path, strlen (path) + 1);
   if (obj->build_id != NULL)
     {
-      id_off = seg_reserve (sb, obj->build_id_len, 1);
-      if (id_off == (size_t) -1)
-	goto nomem;
-      memcpy (sb->buf + id_off, obj->build_id, obj->build_id_len);
+      at->build_id = seg_reserve (sb, obj->build_id_len, 1);
+      if (at->build_id == (size_t) -1)
+	return no_memory (errmsg);
+      memcpy (sb->buf + at->build_id, obj->build_id, obj->build_id_len);
     }
-  e->probe_slots = sb->vaddr + (uint32_t) hdr
+  e->probe_slots = sb->vaddr + (uint32_t) at->hdr
 		   + offsetof (struct pc_segment_header, probe_enter);
-  e->syscall_hook_slot = sb->vaddr + (uint32_t) hdr
+  e->syscall_hook_slot = sb->vaddr + (uint32_t) at->hdr
 			 + offsetof (struct pc_segment_header, syscall_hook);
-  got_off = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
+  at->got = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   /* The window right after the GOT, within gp's reach.  */
   if (e->n_window > 0)
-    window_off = seg_reserve (sb, emit_window_entry (e) * e->n_window, 8);
-  if (map_off == (size_t) -1 || blocks_off == (size_t) -1
-      || got_off == (size_t) -1 || wblocks_off == (size_t) -1
-      || window_off == (size_t) -1)
-    goto nomem;
-  e->got.addr = sb->vaddr + (uint32_t) got_off;
-  e->window = sb->vaddr + (uint32_t) window_off;
+    at->window = seg_reserve (sb, emit_window_entry (e) * e->n_window, 8);
+  if (at->got == (size_t) -1 || at->window == (size_t) -1)
+    return no_memory (errmsg);
+  e->got.addr = sb->vaddr + (uint32_t) at->got;
+  e->window = sb->vaddr + (uint32_t) at->window;
   if (e->n_window > 0)
     {
-      unsigned char *wb = sb->buf + wblocks_off;
-      memset (sb->buf + window_off, 0, emit_window_entry (e) * e->n_window);
+      unsigned char *wb = sb->buf + at->window_blocks;
+      memset (sb->buf + at->window, 0, emit_window_entry (e) * e->n_window);
       for (uint32_t k = 0; k < e->n_window; k++, wb += 4)
-	put32 (wb, e->window_blocks[k], be);
+	put32 (wb, e->window_blocks[k], obj->big_endian);
     }
-  rw->map_addr = sb->vaddr + (uint32_t) map_off;
+  rw->map_addr = sb->vaddr + (uint32_t) at->map;
   if (!build_eh (rw, errmsg))
-    goto fail;
+    return false;
   e->got.gp = e->got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
-    goto fail;
+    return false;
   if (seg_reserve (sb, 0, 16) == (size_t) -1)
-    goto nomem;
-  filesz = (uint32_t) sb->size;
-  e->counters = sb->vaddr + filesz;
+    return no_memory (errmsg);
+  e->counters = sb->vaddr + (uint32_t) sb->size;
+  return true;
+}
+
+/* The section headers of the new segments' parts AT, and of the
+   sections that moved into them.  */
+
+static void
+add_sections (struct rewriter *rw, const struct seg_parts *at)
+{
+  const struct emitter *e = &rw->e;
+  uint32_t vaddr = rw->sb.vaddr;
 
   add_section (rw, ".profcopy.hdr", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
-	       sb->vaddr + (uint32_t) hdr,
+	       vaddr + (uint32_t) at->hdr,
 	       (uint32_t) sizeof (struct pc_segment_header), 8);
   add_section (rw, ".profcopy.text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	       sb->vaddr + (uint32_t) text_off, e->text_size, 16);
+	       vaddr + (uint32_t) at->text, e->text_size, 16);
   add_section (rw, ".profcopy.map", SHT_PROGBITS, SHF_ALLOC,
-	       sb->vaddr + (uint32_t) map_off, text_end - text_start, 4);
+	       vaddr + (uint32_t) at->map, e->old_end - e->old_start, 4);
   add_section (rw, ".profcopy.blocks", SHT_PROGBITS, SHF_ALLOC,
-	       sb->vaddr + (uint32_t) blocks_off, 8 * (uint32_t) cfg->n_blocks,
-	       4);
-  if (derive_off != 0)
+	       vaddr + (uint32_t) at->blocks,
+	       8 * (uint32_t) rw->a.cfg.n_blocks, 4);
+  if (at->derive != 0)
     add_section (rw, ".profcopy.derive", SHT_PROGBITS, SHF_ALLOC,
-		 sb->vaddr + (uint32_t) derive_off, derive_size (e), 4);
+		 vaddr + (uint32_t) at->derive, derive_size (e), 4);
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 	       e->counters, 8 * n_counters (e), 16);
   move_section_header (rw, ".got", e->got.addr,
-		       seg_file_offset (rw, got_off),
+		       seg_file_offset (rw, at->got),
 		       4 * (e->got.n_old + e->got.n_new));
   if (rw->dyn_addr != 0)
     {
       move_section_header (rw, ".dynamic", rw->dyn_addr,
-			   seg_file_offset (rw, rw->dyn_addr - sb->vaddr),
+			   seg_file_offset (rw, rw->dyn_addr - vaddr),
 			   rw->dyn_size);
       move_section_header (rw, ".dynstr", rw->dynstr_addr,
-			   seg_file_offset (rw, rw->dynstr_addr - sb->vaddr),
+			   seg_file_offset (rw, rw->dynstr_addr - vaddr),
 			   rw->dynstr_size);
     }
+}
 
-  build_got (rw, got_off);
-  if (!emit_text (e, sb->buf + text_off, errmsg))
-    goto fail;
-  for (uint32_t a = text_start; a < text_end; a += 4)
-    put32 (sb->buf + map_off + (a - text_start), emit_map (e, a), be);
+/* Write the map, the block table and the derivation table at AT.  */
+
+static void
+fill_tables (struct rewriter *rw, const struct seg_parts *at)
+{
+  const struct cfg *cfg = &rw->a.cfg;
+  const struct emitter *e = &rw->e;
+  unsigned char *buf = rw->sb.buf;
+  bool be = rw->a.obj.big_endian;
+
+  for (uint32_t a = e->old_start; a < e->old_end; a += 4)
+    put32 (buf + at->map + (a - e->old_start), emit_map (e, a), be);
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
-      put32 (sb->buf + blocks_off + 8 * i, cfg->blocks[i].start, be);
-      put32 (sb->buf + blocks_off + 8 * i + 4,
+      put32 (buf + at->blocks + 8 * i, cfg->blocks[i].start, be);
+      put32 (buf + at->blocks + 8 * i + 4,
 	     cfg->blocks[i].end - cfg->blocks[i].start, be);
     }
 
-  if (derive_off != 0)
+  if (at->derive != 0)
     {
-      unsigned char *d = sb->buf + derive_off;
+      unsigned char *d = buf + at->derive;
       put32 (d, e->derive.n_vertices, be);
       put32 (d + 4, (uint32_t) e->derive.n_links, be);
       put32 (d + 8, (uint32_t) e->derive.n_edges, be);
@@ -828,50 +889,79 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
       for (size_t i = 0; i < 2 * e->derive.n_edges; i++, d += 4)
 	put32 (d, e->derive.edges[i], be);
     }
+}
 
-  h = sb->buf + hdr;
+/* Write the segment header (runtime/segment.h) at AT.  */
+
+static void
+fill_header (struct rewriter *rw, const struct seg_parts *at)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct emitter *e = &rw->e;
+  uint32_t vaddr = rw->sb.vaddr;
+  unsigned char *h = rw->sb.buf + at->hdr;
+  bool be = obj->big_endian;
+
   memcpy (h, PC_SEGMENT_MAGIC, sizeof PC_SEGMENT_MAGIC);
   put32 (h + 8, PC_SEGMENT_VERSION, be);
   put32 (h + 12, sizeof (struct pc_segment_header), be);
-  put32 (h + 16, (uint32_t) cfg->n_blocks, be);
-  put32 (h + 20, sb->vaddr + (uint32_t) blocks_off, be);
+  put32 (h + 16, (uint32_t) rw->a.cfg.n_blocks, be);
+  put32 (h + 20, vaddr + (uint32_t) at->blocks, be);
   put32 (h + 24, e->counters, be);
-  put32 (h + 28, sb->vaddr + (uint32_t) map_off, be);
-  put32 (h + 32, text_start, be);
-  put32 (h + 36, text_end, be);
+  put32 (h + 28, vaddr + (uint32_t) at->map, be);
+  put32 (h + 32, e->old_start, be);
+  put32 (h + 36, e->old_end, be);
   put32 (h + 40, rw->checksum, be);
   put32 (h + 44, (uint32_t) obj->size, be);
-  put32 (h + 48, sb->vaddr + (uint32_t) path_off, be);
-  put32 (h + 52, obj->build_id != NULL ? sb->vaddr + (uint32_t) id_off : 0,
+  put32 (h + 48, vaddr + (uint32_t) at->path, be);
+  put32 (h + 52, obj->build_id != NULL ? vaddr + (uint32_t) at->build_id : 0,
 	 be);
   put32 (h + 56, obj->build_id != NULL ? obj->build_id_len : 0, be);
   put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
 		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0)
 		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0)
 		 | (e->exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0), be);
-  put32 (h + 64, derive_off != 0 ? sb->vaddr + (uint32_t) derive_off : 0, be);
+  put32 (h + 64, at->derive != 0 ? vaddr + (uint32_t) at->derive : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
   put32 (h + 76, e->n_window > 0 ? e->window : 0, be);
   put32 (h + 80, e->n_window, be);
-  put32 (h + 84, e->n_window > 0 ? sb->vaddr + (uint32_t) wblocks_off : 0,
+  put32 (h + 84, e->n_window > 0 ? vaddr + (uint32_t) at->window_blocks : 0,
 	 be);
   put32 (h + 88, 0, be);	/* syscall_hook: the runtime's.  */
+}
 
+/* Build RW's new segments for the original at IN_PATH, and patch the
+   copy of its image to use them.  */
+
+static bool
+build (struct rewriter *rw, const char *in_path, char **errmsg)
+{
+  struct seg_parts at;
+  char *real = realpath (in_path, NULL);
+  const char *path = real != NULL ? real : in_path;
+  bool ok;
+
+  memset (&at, 0, sizeof at);
+  ok = place_segments (rw, errmsg)
+       && lay_out_code (rw, &at, errmsg)
+       && lay_out_data (rw, &at, path, errmsg);
+  free (real);
+  if (!ok)
+    return false;
+  add_sections (rw, &at);
+  build_got (rw, at.got);
+  if (!emit_text (&rw->e, rw->sb.buf + at.text, errmsg))
+    return false;
+  fill_tables (rw, &at);
+  fill_header (rw, &at);
   apply_relocs (rw);
   move_got_relocs (rw);
   if (!(rw->main_program && rw->opts->runtime_soname != NULL))
     patch_dynamic (rw);
   if (rw->opts->poison_original)
     poison_code (rw);
-  free (real);
   return true;
-
- nomem:
-  *errmsg = strdup ("out of memory");
- fail:
-  free (real);
-  return false;
 }
 
 /* The objects of the profiles SET that counted the original of RW (the
@@ -904,132 +994,176 @@ profiled_runs (const struct rewriter *rw, const struct profile_set *set,
   return runs;
 }
 
-bool
-rewrite_object (const char *in_path, const char *out_path,
-		const struct rewrite_options *opts, char **errmsg)
-{
-  struct rewriter rw;
-  struct stat st;
-  struct new_segment seg;
-  struct call_sites sites;
-  const struct prof_object **used;
-  size_t n_used;
-  bool ok = false, ok_plan;
+/* Analyse the object at IN_PATH into RW, and start the liveness of
+   its registers (emit_narrow_liveness) in a thread of its own.  */
 
-  memset (&rw, 0, sizeof rw);
-  memset (&sites, 0, sizeof sites);
-  rw.opts = opts;
+static bool
+analyse (struct rewriter *rw, const char *in_path, char **errmsg)
+{
+  const struct rewrite_options *opts = rw->opts;
+
   /* Liveness comes with emit_narrow_liveness.  */
-  if (!analysis_run (in_path, ANALYSE_CFG, &rw.a, errmsg))
-    goto done;
-  if (rw.a.relocs.n_by_type[RELOC_HI_LO] > 0)
+  if (!analysis_run (in_path, ANALYSE_CFG, &rw->a, errmsg))
+    return false;
+  if (rw->a.relocs.n_by_type[RELOC_HI_LO] > 0)
     {
       *errmsg = strdup ("non-PIC code builds code addresses with lui/addiu "
 			"pairs; rewriting such code is not supported yet");
-      goto done;
+      return false;
     }
-  if (!emit_narrow_liveness (&rw.a, &sites, opts->scope, opts->scope_index,
-			     opts->single_update))
-    {
-      *errmsg = strdup ("out of memory");
-      goto done;
-    }
+  if (!emit_narrow_liveness (&rw->a, &rw->sites, opts->scope,
+			     opts->scope_index, opts->single_update))
+    return no_memory (errmsg);
+  rw->main_program = rw->a.obj.e_type == ET_EXEC || rw->a.obj.pie;
   /* The segment header's checksum, which also names the object in the
      profiles of --use-profile.  */
-  rw.checksum = crc32_ieee (rw.a.obj.image, rw.a.obj.size);
-  used = profiled_runs (&rw, opts->use_profile, &n_used);
-  ok_plan = (n_used == 0 || used != NULL)
-	    && emit_plan (&rw.e, &rw.a, opts->all_blocks, opts->calls,
-			  opts->single_update, opts->folded, &sites, used,
-			  n_used, errmsg);
-  if (n_used > 0 && used == NULL)
-    *errmsg = strdup ("out of memory");
+  rw->checksum = crc32_ieee (rw->a.obj.image, rw->a.obj.size);
+  return true;
+}
+
+/* Plan RW's counting code (emit_plan), by the counts of the profiles
+   of --use-profile that counted this file, if any.  */
+
+static bool
+plan (struct rewriter *rw, char **errmsg)
+{
+  const struct rewrite_options *opts = rw->opts;
+  const struct prof_object **used;
+  bool ok;
+
+  used = profiled_runs (rw, opts->use_profile, &rw->n_used);
+  if (rw->n_used > 0 && used == NULL)
+    ok = no_memory (errmsg);
+  else
+    ok = emit_plan (&rw->e, &rw->a, opts->all_blocks, opts->calls,
+		    opts->single_update, opts->folded, &rw->sites, used,
+		    rw->n_used, errmsg);
   free (used);
-  for (size_t i = 0; sites.returning != NULL && i < rw.a.cfg.n_blocks; i++)
-    rw.n_returning += sites.returning[i];
-  call_sites_free (&sites);
-  if (!ok_plan)
-    goto done;
-  rw.main_program = rw.a.obj.e_type == ET_EXEC || rw.a.obj.pie;
-  rw.image = malloc (rw.a.obj.size);
-  if (rw.image == NULL)
-    {
-      *errmsg = strdup ("out of memory");
-      goto done;
-    }
-  memcpy (rw.image, rw.a.obj.image, rw.a.obj.size);
-  if (!build (&rw, in_path, errmsg))
-    goto done;
-  if (opts->verbose)
-    fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
-	     "others' counts, %zu counted through gp, %zu through t9, "
-	     "%zu through the gp saved in the frame, "
-	     "%zu pc-relative, %zu absolute, %zu in gp's window, "
-	     "%zu with saved registers, "
-	     "%zu with the next instruction in their delay slot "
-	     "(%zu of them behind a branch-likely), "
-	     "%zu in place of the unconditional branch after them, "
-	     "%zu counted on edges, %zu loops by their induction "
-	     "register, %zu of them with the copy on the stack), "
-	     "%zu calls that surely come back, %zu branch edges counted "
-	     "(%zu in gp's window), "
-	     "%zu long branches, %zu indirect jumps "
-	     "translated at run time (%zu of them with the gp guard, "
-	     "%zu without gp left as they are), "
-	     "%u new GOT entries, %zu probes with %zu stubs, "
-	     "new text %u bytes\n", in_path,
-	     rw.a.cfg.n_blocks, rw.e.n_derived, rw.e.n_count_gp,
-	     rw.e.n_count_t9, rw.e.n_count_saved_gp, rw.e.n_count_pc,
-	     rw.e.n_count_abs,
-	     rw.e.n_count_window, rw.e.n_spilled,
-	     rw.e.n_hoisted + rw.e.n_skipped, rw.e.n_skipped, rw.e.n_jumps,
-	     rw.e.n_edge, rw.e.n_loops, rw.e.n_loops_stack, rw.n_returning,
-	     rw.e.n_edge_counters, rw.e.n_edge_window, rw.e.n_long_calls,
-	     rw.e.n_xlate, rw.e.n_xlate_guarded, rw.e.n_xlate_skipped,
-	     rw.e.got.n_new,
-	     rw.e.n_probes, rw.e.n_probe_stubs, rw.e.text_size);
-  if (opts->verbose && rw.e.n_gotref_nogp > 0)
+  for (size_t i = 0; rw->sites.returning != NULL && i < rw->a.cfg.n_blocks;
+       i++)
+    rw->n_returning += rw->sites.returning[i];
+  call_sites_free (&rw->sites);
+  return ok;
+}
+
+/* The copy of the original's image that build patches.  */
+
+static bool
+copy_image (struct rewriter *rw, char **errmsg)
+{
+  rw->image = malloc (rw->a.obj.size);
+  if (rw->image == NULL)
+    return no_memory (errmsg);
+  memcpy (rw->image, rw->a.obj.image, rw->a.obj.size);
+  return true;
+}
+
+/* The -v report of how RW's object at IN_PATH was counted.  */
+
+static void
+report (const struct rewriter *rw, const char *in_path)
+{
+  const struct emitter *e = &rw->e;
+
+  fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
+	   "others' counts, %zu counted through gp, %zu through t9, "
+	   "%zu through the gp saved in the frame, "
+	   "%zu pc-relative, %zu absolute, %zu in gp's window, "
+	   "%zu with saved registers, "
+	   "%zu with the next instruction in their delay slot "
+	   "(%zu of them behind a branch-likely), "
+	   "%zu in place of the unconditional branch after them, "
+	   "%zu counted on edges, %zu loops by their induction "
+	   "register, %zu of them with the copy on the stack), "
+	   "%zu calls that surely come back, %zu branch edges counted "
+	   "(%zu in gp's window), "
+	   "%zu long branches, %zu indirect jumps "
+	   "translated at run time (%zu of them with the gp guard, "
+	   "%zu without gp left as they are), "
+	   "%u new GOT entries, %zu probes with %zu stubs, "
+	   "new text %u bytes\n", in_path,
+	   rw->a.cfg.n_blocks, e->n_derived, e->n_count_gp,
+	   e->n_count_t9, e->n_count_saved_gp, e->n_count_pc,
+	   e->n_count_abs, e->n_count_window, e->n_spilled,
+	   e->n_hoisted + e->n_skipped, e->n_skipped, e->n_jumps,
+	   e->n_edge, e->n_loops, e->n_loops_stack, rw->n_returning,
+	   e->n_edge_counters, e->n_edge_window, e->n_long_calls,
+	   e->n_xlate, e->n_xlate_guarded, e->n_xlate_skipped,
+	   e->got.n_new, e->n_probes, e->n_probe_stubs, e->text_size);
+  if (e->n_gotref_nogp > 0)
     fprintf (stderr, "profcopy: %s: %zu GOT references where gp may not "
 	     "be valid, written without gp (%zu left relative to gp)\n",
-	     in_path, rw.e.n_gotref_nogp - rw.e.n_gotref_unsafe,
-	     rw.e.n_gotref_unsafe);
-  if (opts->verbose && opts->use_profile != NULL && !opts->all_blocks)
+	     in_path, e->n_gotref_nogp - e->n_gotref_unsafe,
+	     e->n_gotref_unsafe);
+  if (rw->opts->use_profile != NULL && !rw->opts->all_blocks)
     {
-      if (n_used > 0)
+      if (rw->n_used > 0)
 	fprintf (stderr, "profcopy: %s: counters placed by the counts of "
 		 "%zu earlier run%s (%zu of its blocks counted)\n", in_path,
-		 n_used, n_used == 1 ? "" : "s", rw.e.n_profiled);
+		 rw->n_used, rw->n_used == 1 ? "" : "s", e->n_profiled);
       else
 	fprintf (stderr, "profcopy: %s: no profile counts this file; "
 		 "counters placed by the estimate\n", in_path);
     }
+}
+
+/* Write the patched image with RW's new segments to OUT_PATH, with the
+   mode of the original at IN_PATH.  */
+
+static bool
+write_output (const struct rewriter *rw, const char *in_path,
+	      const char *out_path, char **errmsg)
+{
+  struct new_segment seg;
+  struct stat st;
 
   if (stat (in_path, &st) != 0)
     st.st_mode = 0755;
-  seg.vaddr = rw.sb.vaddr;
-  seg.offset = rw.seg_offset;
-  seg.bytes = rw.sb.buf;
-  seg.filesz = (uint32_t) rw.sb.size;
-  seg.rx_size = rw.rx_size;
-  seg.rw_start = rw.rw_start;
-  seg.rw_file = rw.rw_file;
-  seg.memsz = rw.e.counters + 8 * n_counters (&rw.e) - rw.sb.vaddr;
+  seg.vaddr = rw->sb.vaddr;
+  seg.offset = rw->seg_offset;
+  seg.bytes = rw->sb.buf;
+  seg.filesz = (uint32_t) rw->sb.size;
+  seg.rx_size = rw->rx_size;
+  seg.rw_start = rw->rw_start;
+  seg.rw_file = rw->rw_file;
+  seg.memsz = rw->e.counters + 8 * n_counters (&rw->e) - rw->sb.vaddr;
   /* A program's heap starts where its image ends (qemu-user starts
      brk right there, not on a page boundary): the copy's image ends at
      the same offset in a 64 KiB page as the original's, so that the
      heap's blocks keep their places within pages, which code that
      reads words ahead (libc's strcmp) and hashes of addresses look
      at.  */
-  if (rw.main_program)
-    seg.memsz += (uint32_t) (image_end (&rw.a.obj)
+  if (rw->main_program)
+    seg.memsz += (uint32_t) (image_end (&rw->a.obj)
 			     - (seg.vaddr + seg.memsz)) & 0xffffu;
-  seg.sections = rw.sections;
-  seg.n_sections = rw.n_sections;
-  ok = elf_write_with_segment (out_path, rw.image, rw.a.obj.size,
-			       rw.a.obj.big_endian, &seg, st.st_mode, errmsg);
+  seg.sections = rw->sections;
+  seg.n_sections = rw->n_sections;
+  return elf_write_with_segment (out_path, rw->image, rw->a.obj.size,
+				 rw->a.obj.big_endian, &seg, st.st_mode,
+				 errmsg);
+}
 
- done:
-  call_sites_free (&sites);
+/* The pipeline: analyse, plan, build the new segments (layout, then
+   the text, the tables and the patched image), write.  */
+
+bool
+rewrite_object (const char *in_path, const char *out_path,
+		const struct rewrite_options *opts, char **errmsg)
+{
+  struct rewriter rw;
+  bool ok;
+
+  memset (&rw, 0, sizeof rw);
+  rw.opts = opts;
+  ok = analyse (&rw, in_path, errmsg)
+       && plan (&rw, errmsg)
+       && copy_image (&rw, errmsg)
+       && build (&rw, in_path, errmsg);
+  if (ok && opts->verbose)
+    report (&rw, in_path);
+  ok = ok && write_output (&rw, in_path, out_path, errmsg);
+
+  call_sites_free (&rw.sites);
   free (rw.image);
   free (rw.sb.buf);
   emit_free (&rw.e);

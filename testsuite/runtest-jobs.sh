@@ -16,6 +16,7 @@
 # counted from the results, as a single runtest would have written
 # them.
 #
+# PROFCOPY_CHECK_ONLY="GROUP..." runs only those of the groups below.
 # Arguments that name .exp files (RUNTESTFLAGS=rewrite.exp), or one job,
 # run a single runtest exactly as automake's check-DEJAGNU would.
 #
@@ -78,6 +79,17 @@ for f in "$srcdir"/$tool.*/*.exp; do
   esac
 done
 
+# PROFCOPY_CHECK_ONLY="cli.exp rewrite.exp@le" runs only those groups.
+if [ -n "${PROFCOPY_CHECK_ONLY:-}" ]; then
+  only=
+  for g in $groups; do
+    case " $PROFCOPY_CHECK_ONLY " in
+      *" $g "*) only="$only $g" ;;
+    esac
+  done
+  groups=$only
+fi
+
 rm -rf "$top/jobs"
 mkdir -p "$top/jobs" || exit 1
 
@@ -99,20 +111,21 @@ run_job ()
     # Its own directory is runtest's current directory, so that what a
     # guest writes there by mistake stays apart; runtest reads the
     # site.exp there, the test suite's with an absolute srcdir.  That
-    # srcdir is spelt "DIR/.": runtest takes an objdir equal to srcdir
+    # srcdir is spelt "DIR/": runtest takes an objdir equal to srcdir
     # to be its current directory, and objdir must stay the test
     # suite's (tools/, build-fixtures/testbed).
-    sed "s|^set srcdir .*|set srcdir \"$srcdir/.\"|" "$top/site.exp" \
+    sed "s|^set srcdir .*|set srcdir \"$srcdir/\"|" "$top/site.exp" \
       >"$out/site.exp"
     (cd "$out" \
      && eval "PROFCOPY_FIXTURE_DIR=\"$top/build-fixtures/j$n\" \
 	      PROFCOPY_ENDIANS=\"$endians\" \
-	      \"$runtest\" --tool \"$tool\" --srcdir \"$srcdir/.\" \
+	      \"$runtest\" --tool \"$tool\" --srcdir \"$srcdir/\" \
 	      --outdir \"$out\" $others $exps") \
       >"$out/stdout" 2>&1 || status=1
     echo "$status" >"$out/status"
     # What runtest printed, once the group is done, whole.
-    grep -v '^#\|^$\|^		===\|^Test run by\|^Native configuration\|^Schedule of\|^    unix\|^Running target\|^Using ' \
+    # (Its summary and the tool's version come once, at the end.)
+    grep -v '^#\|^$\|^		===\|^Test run by\|^Native configuration\|^Schedule of\|^    unix\|^Running target\|^Using \|^/.* (.*) [0-9][0-9.]*$' \
       "$out/stdout"
   done
   return $status

@@ -1,0 +1,769 @@
+/* entries.c -- what the calls of an object prove: function entries, the
+   functions that return, cold code, the entries that only this object's
+   calls reach, and the GOT entries that hold code addresses.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* Mark in ENTRY every block of A that code outside its function may
+   enter.  */
+
+void
+mark_entries (const struct analysis *a, unsigned char *entry)
+{
+  const struct cfg *cfg = &a->cfg;
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0)
+      entry[cfg->funcs[f].first_block] = 1;
+  /* The unwinder enters a landing pad with the thrower's gp.  */
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL && b->start == a->landing_pads[i])
+	entry[b - cfg->blocks] = 1;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *b;
+      if (r->type == RELOC_JUMP_TABLE || r->type == RELOC_PROLOGUE
+	  || (r->flags & RELOC_F_TABLE_SLOT))
+	continue;
+      b = cfg_block_at (cfg, r->target);
+      if (b != NULL && b->start == r->target)
+	entry[b - cfg->blocks] = 1;
+    }
+}
+
+bool
+calls_noreturn (const struct emitter *e, const unsigned char *returns,
+		const struct block *b)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct insn *slot;
+  const struct insn *ctl;
+  const struct function *g;
+  uint32_t target;
+
+  if (!(b->flags & BLOCK_F_CALL))
+    return false;
+  ctl = cfg_block_control (&e->a->code, b, &slot);
+  if (ctl == NULL)
+    return false;
+  if (ctl->kind == INSN_CALL)
+    target = ctl->target;
+  else if (ctl->kind == INSN_ICALL && ctl->rs == REG_T9)
+    {
+      target = 0;
+      for (uint32_t x = b->start; x < b->end && x < ctl->addr; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&e->a->code, x);
+	  if (insn != NULL)
+	    target = t9_const_step (e, target, insn);
+	}
+    }
+  else
+    return false;
+  g = cfg_function_at (cfg, target);
+  return g != NULL && g->entry == target && !returns[g - cfg->funcs];
+}
+
+/* Set RETURNS[f] for every function f of E's object that may return
+   to its caller: some block reachable from its entry returns, jumps
+   through a register, or branches to another function that may
+   return, where a call to a function that never returns goes no
+   further (glibc's malloc_printerr, abort).  A least fixpoint, so that
+   only what is proven not to return is marked so.  False when out of
+   memory.  */
+
+bool
+find_returning (const struct emitter *e, unsigned char *returns)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
+  unsigned char *seen = calloc (cfg->n_blocks + 1, 1);
+  bool changed = true;
+
+  if (stack == NULL || seen == NULL)
+    {
+      free (stack);
+      free (seen);
+      return false;
+    }
+  memset (returns, 0, cfg->n_funcs + 1);
+  while (changed)
+    {
+      changed = false;
+      for (size_t f = 0; f < cfg->n_funcs; f++)
+	{
+	  const struct function *fn = &cfg->funcs[f];
+	  size_t sp = 0;
+	  bool ret = false;
+
+	  if (returns[f] || fn->n_blocks == 0)
+	    continue;
+	  memset (seen + fn->first_block, 0, fn->n_blocks);
+	  stack[sp++] = fn->first_block;
+	  seen[fn->first_block] = 1;
+	  while (sp > 0 && !ret)
+	    {
+	      const struct block *b = &cfg->blocks[stack[--sp]];
+	      if (b->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT
+			      | BLOCK_F_FALLTHRU_EXIT | BLOCK_F_SLOT_ENTRY))
+		{
+		  ret = true;
+		  break;
+		}
+	      if (calls_noreturn (e, returns, b))
+		continue;
+	      for (uint32_t k = 0; k < b->n_succ; k++)
+		{
+		  uint32_t t = b->succ[k];
+		  if (cfg->blocks[t].func != f)
+		    {
+		      if (returns[cfg->blocks[t].func]
+			  || cfg->funcs[cfg->blocks[t].func].entry
+			     != cfg->blocks[t].start)
+			ret = true;
+		      continue;
+		    }
+		  if (!seen[t])
+		    {
+		      seen[t] = 1;
+		      stack[sp++] = t;
+		    }
+		}
+	    }
+	  if (ret)
+	    {
+	      returns[f] = 1;
+	      changed = true;
+	    }
+	}
+    }
+  free (stack);
+  free (seen);
+  return true;
+}
+
+/* The index of the GOT slot of OBJ that INSN, a `lw x,off(gp)', loads,
+   or -1.  */
+
+long
+got_slot (const struct mips_object *obj, const struct insn *insn)
+{
+  uint32_t slot = obj->gp + (uint32_t) insn->imm;
+
+  if (insn->op != OP_LW || insn->rs != REG_GP || slot < obj->got_addr
+      || slot >= obj->got_addr + obj->got_size)
+    return -1;
+  return (long) ((slot - obj->got_addr) / 4);
+}
+
+/* Functions of the C and C++ libraries that never return: a call of
+   one from another object runs at most once.  */
+static const char *const noreturn_imports[] = {
+  "_Exit", "_Unwind_Resume", "__assert", "__assert_fail",
+  "__assert_perror_fail", "__chk_fail", "__cxa_bad_cast",
+  "__cxa_bad_typeid", "__cxa_call_terminate", "__cxa_pure_virtual",
+  "__cxa_rethrow", "__cxa_throw", "__cxa_throw_bad_array_new_length",
+  "__fortify_fail", "__longjmp_chk", "__stack_chk_fail", "_ZSt9terminatev",
+  "_exit", "_longjmp", "abort", "err", "errx", "exit", "longjmp",
+  "pthread_exit", "quick_exit", "siglongjmp", "thrd_exit", "verr", "verrx",
+  NULL
+};
+
+/* The named dynamic symbol of OBJ whose global GOT slot is K (DYN, N:
+   object_dynsyms_by_index), or NULL.  */
+
+const struct object_symbol *
+slot_symbol (const struct mips_object *obj,
+	     const struct object_symbol *const *dyn, size_t n, long k)
+{
+  uint32_t index;
+
+  if (k < 0 || (uint64_t) k < obj->dyn.local_gotno)
+    return NULL;
+  index = (uint32_t) k - obj->dyn.local_gotno + obj->dyn.gotsym;
+  if (index >= n || dyn[index] == NULL || dyn[index]->name == NULL)
+    return NULL;
+  return dyn[index];
+}
+
+/* True if block B of E ends in a call through t9, loaded from the GOT
+   in the block itself, of a function of another object that never
+   returns (noreturn_imports, or libstdc++'s std::__throw_*).  DYN names
+   the dynamic symbols by index (N of them: object_dynsyms_by_index).  */
+
+bool
+calls_noreturn_import (const struct emitter *e, const struct block *b,
+		       const struct object_symbol *const *dyn, size_t n)
+{
+  const struct mips_object *obj = &e->a->obj;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  const struct insn *load = NULL;
+  const struct object_symbol *sym;
+  const char *name;
+
+  if (!(b->flags & BLOCK_F_CALL) || ctl == NULL
+      || ctl->kind != INSN_ICALL || ctl->rs != REG_T9)
+    return false;
+  for (uint32_t x = b->start; x < ctl->addr; x += 4)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, x);
+      if (insn != NULL && (insn->writes & R (REG_T9)))
+	load = insn;
+    }
+  if (load == NULL
+      || (sym = slot_symbol (obj, dyn, n, got_slot (obj, load))) == NULL
+      || sym->shndx != SHN_UNDEF)
+    return false;
+  name = sym->name;
+  if (strncmp (name, "_ZSt", 4) == 0 && strstr (name, "__throw_") != NULL)
+    return true;
+  for (size_t m = 0; noreturn_imports[m] != NULL; m++)
+    if (strcmp (name, noreturn_imports[m]) == 0)
+      return true;
+  return false;
+}
+
+/* A malloc'd array saying for every block whether it surely runs
+   seldom: it ends in a call that never returns (of this object's or
+   another's) or in a trap, or every way on leads to such a block
+   within its function.  NULL when out of memory.  */
+
+unsigned char *
+mark_cold (const struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *cold = calloc (n + 1, 1);
+  const struct object_symbol **dyn;
+  size_t n_dyn;
+  bool changed = true;
+
+  dyn = object_dynsyms_by_index (&e->a->obj, &n_dyn);
+  if (cold == NULL || dyn == NULL)
+    {
+      free (cold);
+      free (dyn);
+      return NULL;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
+      if (calls_noreturn (e, e->returns, b)
+	  || calls_noreturn_import (e, b, dyn, n_dyn)
+	  || (last != NULL && (last->flags & INSN_F_TRAP)))
+	cold[i] = 1;
+    }
+  free (dyn);
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = n; i-- > 0;)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool all = b->n_succ > 0
+		     && !(b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN
+				      | BLOCK_F_INDIRECT
+				      | BLOCK_F_FALLTHRU_EXIT));
+	  if (cold[i])
+	    continue;
+	  for (uint32_t k = 0; k < b->n_succ && all; k++)
+	    all = cold[b->succ[k]] && cfg->blocks[b->succ[k]].func == b->func;
+	  if (all)
+	    {
+	      cold[i] = 1;
+	      changed = true;
+	    }
+	}
+    }
+  return cold;
+}
+
+/* True if control may fall from block PREV into the block B right after
+   it: PREV is not padding and does not end in a return, an indirect
+   jump or an unconditional jump whose delay slot nothing else
+   enters.  */
+
+bool
+falls_into (const struct code *code, const struct block *prev,
+	    const struct block *b)
+{
+  const struct insn *slot;
+  const struct insn *ctl;
+
+  if (prev->end != b->start
+      || (prev->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT | BLOCK_F_PADDING)))
+    return false;
+  ctl = cfg_block_control (code, prev, &slot);
+  return ctl == NULL || ctl->kind != INSN_JUMP
+	 || (prev->flags & BLOCK_F_SLOT_ENTRY);
+}
+
+/* Mark in INTERNAL the function entry blocks that only direct calls and
+   branches of this object reach: no code address of the relocation
+   table, no dynamic symbol, no landing pad leads there, and some direct
+   call or branch does.  Such an entry has gp valid when every one of
+   those has it (a leaf function called from this object's own code
+   keeps its caller's gp).  */
+
+void
+mark_internal_entries (const struct analysis *a, unsigned char *internal)
+{
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  unsigned char *reached = calloc (cfg->n_blocks + 1, 1);
+
+  if (reached == NULL)
+    return;
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0
+	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY)))
+      internal[cfg->funcs[f].first_block] = 1;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *b;
+      if (r->type == RELOC_PROLOGUE || r->type == RELOC_FDE
+	  || r->type == RELOC_SYMBOL)
+	continue;
+      b = cfg_block_at (cfg, r->target);
+      if (b != NULL && b->start == r->target)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t i = 0; i < a->obj.n_symbols; i++)
+    {
+      const struct block *b;
+      if (!a->obj.symbols[i].dynamic)
+	continue;
+      b = cfg_block_at (cfg, a->obj.symbols[i].value);
+      if (b != NULL)
+	internal[b - cfg->blocks] = 0;
+    }
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *b;
+	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+	    && insn->kind != INSN_JUMP)
+	  continue;
+	b = cfg_block_at (cfg, insn->target);
+	if (b != NULL && b->start == insn->target)
+	  reached[b - cfg->blocks] = 1;
+      }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *prev = i > 0 ? &cfg->blocks[i - 1] : NULL;
+      if (!reached[i])
+	internal[i] = 0;
+      /* Reached by falling in from another function: keep it simple.  */
+      if (prev != NULL && prev->func != cfg->blocks[i].func
+	  && falls_into (code, prev, &cfg->blocks[i]))
+	internal[i] = 0;
+    }
+  free (reached);
+}
+
+/* True if the code address TARGET that the addiu at ADDIU of CODE puts
+   in t9 goes, with no other read or write of t9 on the way (falling
+   through from block to block; a store would let the address escape),
+   to a jalr t9 or a jr t9, whose block is then *SITE, or to a direct
+   call or jump to TARGET (the linker turned the jalr into a bal; *SITE
+   is then NULL: the block scan finds it).  *SAME_BLOCK says that the
+   call is in the block of the addiu, so that its t9 can hold nothing
+   else (another way into a later block could bring another t9).  */
+
+static bool
+t9_called_at_once (const struct code *code, const struct cfg *cfg,
+		   uint32_t addiu, uint32_t target, const struct block **site,
+		   bool *same_block)
+{
+  const struct block *b = cfg_block_at (cfg, addiu);
+  const struct insn *insn = code_insn_at (code, addiu);
+  uint32_t at = addiu + 4;
+
+  if (b == NULL || insn == NULL || insn->rt != REG_T9)
+    return false;
+  for (int hops = 0; hops < 8; hops++)
+    {
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      uint32_t stop = ctl != NULL ? ctl->addr : b->end;
+
+      for (; at < stop; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+	  if (x == NULL || ((x->reads | x->writes) & R (REG_T9)))
+	    return false;
+	}
+      if (ctl != NULL)
+	{
+	  if (slot == NULL || (slot->reads & R (REG_T9)))
+	    return false;
+	  *same_block = hops == 0;
+	  *site = NULL;
+	  if ((ctl->kind == INSN_ICALL || ctl->kind == INSN_IJUMP)
+	      && ctl->rs == REG_T9)
+	    *site = b;
+	  return *site != NULL
+		 || ((ctl->kind == INSN_CALL || ctl->kind == INSN_JUMP)
+		     && ctl->target == target);
+	}
+      if (b + 1 >= cfg->blocks + cfg->n_blocks || b->end != b[1].start
+	  || (b->flags & (BLOCK_F_INVALID | BLOCK_F_FALLTHRU_EXIT)))
+	return false;
+      b++;
+      at = b->start;
+    }
+  return false;
+}
+
+/* Add to *IN (*N_IN entries, *MAX allocated) that block BLOCK enters
+   function FUNC.  False when out of memory.  */
+
+static bool
+add_entrant (struct cfg_entrant **in, size_t *n_in, size_t *max,
+	     size_t block, size_t func)
+{
+  if (*n_in == *max)
+    {
+      size_t n = *max ? 2 * *max : 1024;
+      struct cfg_entrant *p = realloc (*in, n * sizeof *p);
+      if (p == NULL)
+	return false;
+      *in = p;
+      *max = n;
+    }
+  (*in)[*n_in].block = (uint32_t) block;
+  (*in)[(*n_in)++].func = (uint32_t) func;
+  return true;
+}
+
+/* True if function F of CODE may call through an address that does
+   not come straight from the GOT: it writes t9 other than by a GOT load
+   or the addiu of a GOT page reference, or calls through a register
+   other than t9.  Only there can an address that the function builds
+   in another register be the target of a call (GCC may hoist the
+   address of a call it knows out of a loop).  */
+
+static bool
+t9_dirty (const struct code *code, const struct cfg *cfg,
+	  const struct function *f)
+{
+  for (uint32_t k = 0; k < f->n_blocks; k++)
+    {
+      const struct block *b = &cfg->blocks[f->first_block + k];
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+	  if (x == NULL)
+	    return true;
+	  if (x->kind == INSN_ICALL && x->rs != REG_T9)
+	    return true;
+	  if (!(x->writes & R (REG_T9)) || x->kind == INSN_ICALL
+	      || x->kind == INSN_CALL)
+	    continue;
+	  if ((x->op == OP_LW && x->rs == REG_GP)
+	      || (x->op == OP_ADDIU && x->rs == REG_T9))
+	    continue;
+	  return true;
+	}
+    }
+  return false;
+}
+
+/* A malloc'd array of the code address that each GOT slot of A holds,
+   or 0: the local slots that the relocation table names, the global
+   slots of symbols defined in the object.  NULL when out of memory.  */
+
+uint32_t *
+got_entries (const struct analysis *a)
+{
+  const struct mips_object *obj = &a->obj;
+  uint32_t n_got = obj->got_size / 4, n_local = obj->dyn.local_gotno;
+  uint32_t *entry = calloc (n_got + 1, sizeof *entry);
+
+  if (entry == NULL)
+    return NULL;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      if (r->type == RELOC_GOT && r->addr >= obj->got_addr
+	  && (r->addr - obj->got_addr) / 4 < n_local)
+	entry[(r->addr - obj->got_addr) / 4] = r->target;
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      if (sym->dynamic && sym->shndx != SHN_UNDEF
+	  && sym->index >= obj->dyn.gotsym
+	  && sym->index - obj->dyn.gotsym < n_got - n_local)
+	entry[sym->index - obj->dyn.gotsym + n_local] = sym->value;
+    }
+  return entry;
+}
+
+/* The function of CFG that the GOT slot K, holding ENTRY[K] (see
+   got_entries), enters at its entry, or NULL.  */
+
+const struct function *
+got_function (const struct cfg *cfg, const uint32_t *entry, long k)
+{
+  const struct function *fn;
+
+  if (k < 0 || entry[k] == 0)
+    return NULL;
+  fn = cfg_function_at (cfg, entry[k]);
+  return fn != NULL && fn->entry == entry[k] ? fn : NULL;
+}
+
+/* Whether every instruction that reads the value the instruction at AT
+   puts in REG (the entry of function FN) is a call or a jump through
+   REG, on every path (regflow.c): then those are all the calls that
+   value makes, and they are added to N's entrants of FN (inexact:
+   another path may bring another value to the same call).  False
+   with *OK still true when some reader does something else with it or
+   the walk is not sure; *OK false when out of memory.  */
+
+static bool
+only_called_through (struct narrowing *n, uint32_t at, unsigned reg,
+		     const struct function *fn, bool *ok)
+{
+  const struct cfg *cfg = &n->a->cfg;
+  const struct insn *def = code_insn_at (&n->a->code, at);
+  size_t n_uses;
+
+  *ok = true;
+  /* regflow ends a walk of v0 or v1 at a call, which a caller that
+     knows its callee (-fipa-ra) may keep them across.  */
+  if (def == NULL || !(def->writes & R (reg)) || reg == REG_V0
+      || reg == REG_V1)
+    return false;
+  if (!regflow_follow (&n->rf, def, reg))
+    {
+      *ok = false;
+      return false;
+    }
+  if (n->rf.truncated || n->rf.blind)
+    return false;
+  n_uses = n->rf.n_uses;
+  for (size_t k = 0; k < n_uses; k++)
+    {
+      const struct insn *x = n->rf.uses[k];
+      const struct block *b = cfg_block_at (cfg, x->addr);
+      const struct insn *slot;
+      if ((x->kind != INSN_ICALL && x->kind != INSN_IJUMP) || x->rs != reg
+	  || b == NULL || cfg_block_control (&n->a->code, b, &slot) != x)
+	return false;
+    }
+  for (size_t k = 0; k < n_uses; k++)
+    if (!add_entrant (&n->in, &n->n_in, &n->max,
+		      cfg_block_at (cfg, n->rf.uses[k]->addr) - cfg->blocks,
+		      fn - cfg->funcs))
+      {
+	*ok = false;
+	return false;
+      }
+  n->inexact[fn - cfg->funcs] = 1;
+  return true;
+}
+
+/* Record in N that the instruction at AT puts the entry of function
+   FN in register REG: a call or tail call through t9 right after it
+   enters FN; anything else is a function pointer, which only callers
+   that follow the calling convention use, unless the function of AT
+   may call through such a value.  False when out of memory.  */
+
+static bool
+classify_ref (struct narrowing *n, uint32_t at, unsigned reg,
+	      const struct function *fn)
+{
+  const struct cfg *cfg = &n->a->cfg;
+  const struct code *code = &n->a->code;
+  const struct function *here = cfg_function_at (cfg, at);
+  const struct block *site;
+  bool same, ok;
+  size_t h;
+
+  if (reg == REG_T9
+      && t9_called_at_once (code, cfg, at, fn->entry, &site, &same))
+    {
+      if (site != NULL && !same)
+	n->inexact[fn - cfg->funcs] = 1;
+      return site == NULL
+	     || add_entrant (&n->in, &n->n_in, &n->max, site - cfg->blocks,
+			     fn - cfg->funcs);
+    }
+  if (only_called_through (n, at, reg, fn, &ok))
+    return true;
+  if (!ok)
+    return false;
+  n->escaped[fn - cfg->funcs] = 1;
+  if (here == NULL)
+    {
+      n->narrow[fn - cfg->funcs] = 0;
+      return true;
+    }
+  h = here - cfg->funcs;
+  if (n->dirty[h] < 0)
+    n->dirty[h] = t9_dirty (code, cfg, here);
+  if (n->dirty[h])
+    n->narrow[fn - cfg->funcs] = 0;
+  return true;
+}
+
+/* Find the functions of A whose returns go back only to code this
+   object shows or to callers that follow the calling convention
+   (N->narrow), and the blocks that enter them (N->in).  A function is
+   left out when something else may enter it: a symbol or a call or a
+   jump into its middle, a jump table, a landing pad, the code before it
+   falling in, or its address in a register that may become the target
+   of a call we cannot see (classify_ref).  */
+
+bool
+find_narrowable (struct narrowing *n)
+{
+  const struct analysis *a = n->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  const struct mips_object *obj = &a->obj;
+  uint32_t n_local = obj->dyn.local_gotno;
+
+  /* Not e_entry, DT_INIT or DT_FINI; a section's start only when
+     something else says it is a function.  */
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    {
+      unsigned from = cfg->funcs[f].from;
+      n->narrow[f] = cfg->funcs[f].n_blocks > 0 && !(from & FUNC_FROM_ENTRY)
+		     && (!(from & FUNC_FROM_SECTION)
+			 || (from & (FUNC_FROM_SYMTAB | FUNC_FROM_DYNSYM
+				     | FUNC_FROM_FDE | FUNC_FROM_PROLOGUE)));
+    }
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      const struct function *fn = cfg_function_at (cfg, sym->value);
+      if (!sym->dynamic)
+	continue;
+      if (fn != NULL && sym->value != fn->entry)
+	n->narrow[fn - cfg->funcs] = 0;
+      else if (fn != NULL)
+	n->escaped[fn - cfg->funcs] = 1;
+    }
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct function *fn = cfg_function_at (cfg, a->landing_pads[i]);
+      if (fn != NULL)
+	n->narrow[fn - cfg->funcs] = 0;
+    }
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct function *fn = cfg_function_at (cfg, r->target);
+      const struct insn *addiu;
+
+      if (fn == NULL)
+	continue;
+      switch (r->type)
+	{
+	case RELOC_PROLOGUE:
+	case RELOC_FDE:
+	case RELOC_SYMBOL:
+	  break;
+	case RELOC_DATA:
+	case RELOC_ENTRY:
+	case RELOC_INIT:
+	case RELOC_FINI:
+	  /* A switch table's own word: its RELOC_JUMP_TABLE decides.  */
+	  if (r->target == fn->entry && !(r->flags & RELOC_F_TABLE_SLOT))
+	    n->escaped[fn - cfg->funcs] = 1;
+	  break;
+	case RELOC_JUMP_TABLE:
+	  if (r->target == fn->entry || r->aux2 == 0
+	      || cfg_function_at (cfg, r->aux2) != fn)
+	    n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	case RELOC_GOT_REF:
+	  addiu = code_insn_at (code, r->aux);
+	  if (r->target != fn->entry)
+	    {
+	      if (cfg_function_at (cfg, r->aux) != fn)
+		n->narrow[fn - cfg->funcs] = 0;
+	    }
+	  else if (addiu == NULL)
+	    n->narrow[fn - cfg->funcs] = 0;
+	  else if (!classify_ref (n, r->aux, addiu->rt, fn))
+	    return false;
+	  break;
+	case RELOC_GOT:
+	  if (r->target == fn->entry)
+	    n->escaped[fn - cfg->funcs] = 1;
+	  if (r->target != fn->entry || r->addr < obj->got_addr
+	      || (r->addr - obj->got_addr) / 4 >= n_local)
+	    n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	default:
+	  n->narrow[fn - cfg->funcs] = 0;
+	  break;
+	}
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      const struct function *fn;
+
+      if (i > 0 && cfg->blocks[i - 1].func != b->func
+	  && falls_into (code, &cfg->blocks[i - 1], b))
+	n->narrow[b->func] = 0;
+      /* Loads of GOT slots that hold function entries: local slots the
+	 relocation table names, global ones of symbols defined here.  */
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *x = code_insn_at (code, at);
+
+	  if (x == NULL)
+	    continue;
+	  fn = got_function (cfg, n->got_entry, got_slot (obj, x));
+	  if (fn != NULL && !classify_ref (n, at, x->rt, fn))
+	    return false;
+	}
+      if (ctl == NULL
+	  || (ctl->kind != INSN_CALL && ctl->kind != INSN_JUMP
+	      && ctl->kind != INSN_BRANCH)
+	  || (ctl->kind == INSN_CALL && ctl->target == ctl->addr + 8))
+	continue;
+      fn = cfg_function_at (cfg, ctl->target);
+      if (fn == NULL || (ctl->kind != INSN_CALL && fn == &cfg->funcs[b->func]))
+	continue;
+      if (ctl->target != fn->entry)
+	n->narrow[fn - cfg->funcs] = 0;
+      else if (!add_entrant (&n->in, &n->n_in, &n->max, i, fn - cfg->funcs))
+	return false;
+    }
+  return true;
+}

@@ -1,0 +1,877 @@
+/* regstate.c -- the register dataflows: where gp holds the new gp,
+   which frame slots hold a saved gp, and where t9 holds the new address
+   of its function's entry.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* The gp state.  A block starts with gp valid when every path into it
+   leaves gp valid; a block that code outside its function can enter
+   (a function entry, a code address held in data or in the GOT) starts
+   with gp unknown.  Inside a block, `addu gp,gp,t9|ra' (the prologue)
+   and `lw gp,off(sp)' (the reload after a call) make gp valid, any other
+   write of gp and every call make it unknown.  */
+
+bool
+gp_step (bool valid, const struct insn *insn)
+{
+  if (!(insn->writes & R (REG_GP)))
+    return valid;
+  if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA)
+    return true;
+  return insn->op == OP_LW && insn->rs == REG_SP;
+}
+
+static bool
+is_call (const struct insn *insn)
+{
+  return (insn->kind == INSN_CALL && insn->target != insn->addr + 8)
+	 || insn->kind == INSN_ICALL;
+}
+
+/* Run a register state of block B from IN through its words with STEP,
+   recording the state before each word in RECORD (per code word) when
+   it is not NULL; return the state at its end (unknown after a
+   call).  */
+
+static inline __attribute__ ((always_inline)) bool
+state_block (struct emitter *e, const struct block *b, bool in,
+	     bool (*step) (bool, const struct insn *), uint8_t *record)
+{
+  const struct code *code = &e->a->code;
+  bool valid = in;
+  bool called = false;
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (record != NULL)
+	record[emit_word_index (e, a)] = valid;
+      if (insn == NULL)
+	continue;
+      valid = step (valid, insn);
+      if (is_call (insn))
+	called = true;
+    }
+  return valid && !called;
+}
+
+/* The gp state of block B: see state_block.  */
+
+static bool
+gp_block (struct emitter *e, const struct block *b, bool in, bool record)
+{
+  return state_block (e, b, in, gp_step, record ? e->gp_valid : NULL);
+}
+
+/* The gp state at the end of block B from both states in, in one
+   walk: bit 0 from invalid, bit 1 from valid (gp_block's).  */
+
+static unsigned
+gp_transfer (const struct emitter *e, const struct block *b)
+{
+  const struct code *code = &e->a->code;
+  bool from_invalid = false, from_valid = true, called = false;
+
+  for (uint32_t a = b->start; a < b->end; a += 4)
+    {
+      const struct insn *insn = code_insn_at (code, a);
+      if (insn == NULL)
+	continue;
+      from_invalid = gp_step (from_invalid, insn);
+      from_valid = gp_step (from_valid, insn);
+      called |= is_call (insn);
+    }
+  return called ? 0 : (from_invalid ? 1 : 0) | (from_valid ? 2 : 0);
+}
+
+/* The gp state after the delay slot of the control instruction CTL of
+   block B, entered with gp state IN.  */
+
+bool
+gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
+		const struct insn *ctl)
+{
+  const struct code *code = &e->a->code;
+  bool v = in;
+
+  for (uint32_t x = b->start; x < b->end && x <= ctl->addr + 4; x += 4)
+    {
+      const struct insn *insn = code_insn_at (code, x);
+      if (insn != NULL)
+	v = gp_step (v, insn);
+    }
+  return v;
+}
+
+/* Lower IN (a register state per block) at the targets of every switch
+   table whose jump runs with the state invalid, stepping with STEP from
+   the start of the jump's block to the jump itself; with SAME_FUNC, a
+   table entry in another function gets an invalid state.  Set DIRTY
+   (when not NULL) for each block lowered.  Return whether anything
+   changed.  */
+
+static bool
+jump_table_meet (const struct emitter *e, unsigned char *in,
+		 bool (*step) (bool, const struct insn *), bool same_func,
+		 unsigned char *dirty)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  bool changed = false;
+
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      const struct block *from, *to;
+      bool v;
+      if (r->type != RELOC_JUMP_TABLE)
+	continue;
+      from = cfg_block_at (cfg, r->aux2);
+      to = cfg_block_at (cfg, r->target);
+      if (from == NULL || to == NULL || to->start != r->target)
+	continue;
+      /* The state at the jr itself: it adds gp to the entry.  */
+      v = in[from - cfg->blocks] && (!same_func || from->func == to->func);
+      for (uint32_t x = from->start; x < r->aux2; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn != NULL)
+	    v = step (v, insn);
+	}
+      if (in[to - cfg->blocks] && !v)
+	{
+	  in[to - cfg->blocks] = 0;
+	  if (dirty != NULL)
+	    dirty[to - cfg->blocks] = 1;
+	  changed = true;
+	}
+    }
+  return changed;
+}
+
+/* Set GP_READ[i] when some path from the start of block i reads gp
+   before writing it, within its function and before any call or
+   return.  Compiled code that does so after a call trusts the call to
+   leave gp alone (GCC reloads gp after every call that may clobber it
+   and returns), so gp_dataflow may too.  */
+
+static void
+gp_read_ahead (const struct emitter *e, unsigned char *gp_read)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  size_t n = cfg->n_blocks;
+  unsigned char *open = calloc (n + 1, 1);
+  bool changed = true;
+
+  memset (gp_read, 0, n + 1);
+  if (open == NULL)
+    return;
+  /* OPEN: the block neither reads nor writes gp and falls or branches
+     on within its function.  */
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      bool decided = false;
+      for (uint32_t x = b->start; x < b->end && !decided; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (code, x);
+	  if (insn == NULL)
+	    decided = true;
+	  else if (insn->reads & R (REG_GP))
+	    {
+	      gp_read[i] = 1;
+	      decided = true;
+	    }
+	  else if (insn->writes & R (REG_GP))
+	    decided = true;
+	}
+      open[i] = !decided
+		&& !(b->flags & (BLOCK_F_CALL | BLOCK_F_RETURN
+				 | BLOCK_F_INDIRECT | BLOCK_F_INVALID));
+    }
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = n; i-- > 0;)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  if (!open[i] || gp_read[i])
+	    continue;
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    if (cfg->blocks[b->succ[k]].func == b->func && gp_read[b->succ[k]])
+	      {
+		gp_read[i] = 1;
+		changed = true;
+		break;
+	      }
+	}
+    }
+  free (open);
+}
+
+/* What a block's direct call means to gp_dataflow.  */
+struct gp_call
+{
+  uint32_t callee, entry;
+  unsigned char transfer;
+};
+
+/* Compute gp_valid for every word: a forward dataflow to a fixpoint
+   over the blocks of each function, with jump table edges added, and
+   into the functions that only this object's direct calls reach, or
+   only the calls INTO lists (emit_narrow_liveness; may be NULL).  */
+
+bool
+gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *internal = calloc (n + 1, 1);
+  unsigned char *gp_read = malloc (n + 1);
+  unsigned char *in = malloc (n + 1);
+  unsigned char *out = malloc (n + 1);
+  unsigned char *ret_ok = malloc (cfg->n_funcs + 1);
+  struct gp_call *calls = malloc ((n + 1) * sizeof *calls);
+  /* DIRTY: the block's state in, or the returns of the function it
+     calls, fell since it was last looked at.  RET_FELL: the function's
+     ret_ok fell in the last pass (RET_FELL), or in this one
+     (+ n_funcs + 1).  */
+  unsigned char *dirty = malloc (n + 1);
+  unsigned char *ret_fell = calloc (2 * (cfg->n_funcs + 1), 1);
+  unsigned char *fell_now = ret_fell + cfg->n_funcs + 1;
+  bool changed = true;
+
+  if (entry == NULL || internal == NULL || in == NULL || out == NULL
+      || gp_read == NULL || ret_ok == NULL || calls == NULL
+      || dirty == NULL || ret_fell == NULL)
+    {
+      free (dirty);
+      free (ret_fell);
+      free (entry);
+      free (internal);
+      free (gp_read);
+      free (in);
+      free (out);
+      free (ret_ok);
+      free (calls);
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  /* RET_OK: the function returns with gp valid, so that a direct call
+     to it leaves gp valid (every function of the object computes the
+     same gp).  Assumed, then disproved: by a return without gp, or a
+     way out other than a return (a tail call, a fall into the next
+     function), whose return we cannot see.  */
+  memset (ret_ok, 1, cfg->n_funcs + 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+      if ((b->flags & (BLOCK_F_FALLTHRU_EXIT | BLOCK_F_INVALID))
+	  || ((b->flags & BLOCK_F_INDIRECT) && ctl != NULL
+	      && ctl->rs == REG_T9))
+	ret_ok[b->func] = 0;
+      for (uint32_t s = 0; s < b->n_succ; s++)
+	if (cfg->blocks[b->succ[s]].func != b->func
+	    && !(b->flags & BLOCK_F_CALL))
+	  ret_ok[b->func] = 0;
+      if (ctl != NULL && (ctl->kind == INSN_JUMP || ctl->kind == INSN_BRANCH)
+	  && cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
+	ret_ok[b->func] = 0;
+    }
+  mark_entries (e->a, entry);
+  gp_read_ahead (e, gp_read);
+  /* A block's gp transfer, for both states in: bit 0 from invalid,
+     bit 1 from valid.  */
+  for (size_t i = 0; i < n; i++)
+    out[i] = gp_transfer (e, &cfg->blocks[i])
+	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
+  if (!e->fixed_address)
+    mark_internal_entries (e->a, internal);
+  /* A function that only the calls of INTO enter (through t9 from the
+     GOT, say) starts with their gp too.  */
+  for (size_t i = 0; !e->fixed_address && into != NULL && i < n; i++)
+    if (into[i] != 0)
+      {
+	size_t t = into[i] - 1;
+	if (t == 0 || !falls_into (&a->code, &cfg->blocks[t - 1],
+				   &cfg->blocks[t]))
+	  internal[t] = 1;
+      }
+  /* What the calls do, per block, once: CALLEE, 1 + the function of
+     this object whose entry a direct call enters; ENTRY, 1 + the
+     internal entry block a direct call or a call of INTO enters, and
+     TRANSFER, the gp state it passes on from each state in (bit 0 from
+     invalid, bit 1 from valid).  */
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+      long t;
+
+      calls[i].callee = calls[i].entry = 0;
+      calls[i].transfer = 0;
+      if (ctl == NULL)
+	continue;
+      if (ctl->kind == INSN_CALL && (b->flags & BLOCK_F_CALL)
+	  && !(ctl->flags & INSN_F_COND) && ctl->target != ctl->addr + 8)
+	{
+	  const struct function *g = cfg_function_at (cfg, ctl->target);
+	  if (g != NULL && g->entry == ctl->target)
+	    calls[i].callee = (uint32_t) (g - cfg->funcs) + 1;
+	}
+      t = into != NULL && into[i] != 0 ? (long) into[i] - 1
+	  : ctl->kind == INSN_CALL ? cfg_block_starting (cfg, ctl->target)
+	  : -1;
+      if (t >= 0 && internal[t])
+	{
+	  calls[i].entry = (uint32_t) t + 1;
+	  calls[i].transfer = (gp_at_transfer (e, b, false, ctl) ? 1 : 0)
+			      | (gp_at_transfer (e, b, true, ctl) ? 2 : 0);
+	}
+    }
+
+  /* Meet: a block's in is the AND of its predecessors' outs.  Start
+     from true everywhere except entries, and lower, looking again only
+     at the blocks whose state in or callee's returns fell (the one
+     fixpoint is the same in any order).  */
+  for (size_t i = 0; i < n; i++)
+    in[i] = !entry[i] || internal[i];
+  memset (dirty, 1, n + 1);
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool o;
+
+	  if (!dirty[i]
+	      && (calls[i].callee == 0 || !ret_fell[calls[i].callee - 1]))
+	    continue;
+	  dirty[i] = 0;
+	  o = (out[i] >> (in[i] ? 1 : 0)) & 1;
+	  /* Nothing comes back from a call that never returns.  */
+	  if (out[i] & 4)
+	    o = true;
+	  /* A function of this object that returns with gp valid.  */
+	  if (calls[i].callee != 0 && ret_ok[calls[i].callee - 1])
+	    o = true;
+	  if ((b->flags & BLOCK_F_RETURN) && !o && ret_ok[b->func])
+	    {
+	      ret_ok[b->func] = 0;
+	      fell_now[b->func] = 1;
+	      changed = true;
+	    }
+	  for (uint32_t s = 0; s < b->n_succ; s++)
+	    {
+	      uint32_t t = b->succ[s];
+	      if (cfg->blocks[t].func != b->func && !internal[t])
+		continue;
+	      if ((b->flags & BLOCK_F_CALL) && internal[t])
+		continue;	/* The return point, not a call target.  */
+	      if ((b->flags & BLOCK_F_CALL) && gp_read[t]
+		  && cfg->blocks[t].func == b->func)
+		continue;	/* The code after the call trusts gp.  */
+	      if (in[t] && !o)
+		{
+		  in[t] = 0;
+		  dirty[t] = 1;
+		  changed = true;
+		}
+	    }
+	  /* A direct call into an internal entry passes its gp on.  */
+	  if (calls[i].entry != 0 && in[calls[i].entry - 1]
+	      && !((calls[i].transfer >> (in[i] ? 1 : 0)) & 1))
+	    {
+	      in[calls[i].entry - 1] = 0;
+	      dirty[calls[i].entry - 1] = 1;
+	      changed = true;
+	    }
+	}
+      changed |= jump_table_meet (e, in, gp_step, false, dirty);
+      memcpy (ret_fell, fell_now, cfg->n_funcs + 1);
+      memset (fell_now, 0, cfg->n_funcs + 1);
+    }
+  for (size_t i = 0; i < n; i++)
+    gp_block (e, &cfg->blocks[i], in[i], true);
+  free (dirty);
+  free (ret_fell);
+  free (entry);
+  free (internal);
+  free (gp_read);
+  free (in);
+  free (out);
+  free (ret_ok);
+  free (calls);
+  return true;
+}
+
+/* The saved-gp state after INSN at word W, from STATE (an sp offset, or
+   -1): `sw gp,K(sp)' with gp valid saves it; a change of sp or another
+   store over the slot loses it; calls cannot touch the frame.  */
+
+static int32_t
+gp_saved_step (const struct emitter *e, long w, int32_t state,
+	       const struct insn *insn)
+{
+  if (insn->writes & R (REG_SP))
+    return -1;
+  if (!(insn->flags & INSN_F_STORE) || insn->rs != REG_SP)
+    return state;
+  if (insn->op == OP_SW && insn->rt == REG_GP && e->gp_valid[w]
+      && insn->imm >= 0 && insn->imm <= 0x7fff - 16)
+    return insn->imm;
+  if (state >= 0 && insn->imm > state - 8 && insn->imm < state + 4)
+    return -1;
+  return state;
+}
+
+/* The saved-gp state at the end of block B entered with ST, recording
+   the state before each word in e->gp_saved when RECORD.  */
+
+static int32_t
+gp_saved_block (struct emitter *e, const struct block *b, int32_t st,
+		bool record)
+{
+  for (uint32_t x = b->start; x < b->end; x += 4)
+    {
+      long w = emit_word_index (e, x);
+      const struct insn *insn = code_insn_at (&e->a->code, x);
+      if (record)
+	e->gp_saved[w] = (int16_t) st;
+      st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
+    }
+  return st;
+}
+
+/* Find, for every word, the frame slot that holds a valid gp (the o32
+   .cprestore slot a PIC function saves gp in): a forward must-dataflow
+   over each function's blocks and switch tables (a worklist of blocks),
+   from nothing at every way in that is not a visible edge.  Nothing in
+   a fixed-address object, whose counters do not use gp.  False when out
+   of memory.  */
+
+bool
+gp_saved_dataflow (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks, n_edges = 0, sp = 0;
+  int32_t *in = malloc ((n + 1) * sizeof *in);
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *queued = calloc (n + 1, 1);
+  uint32_t *stack = malloc ((n + 1) * sizeof *stack);
+  uint32_t *tab_first = calloc (n + 2, sizeof *tab_first);
+  uint32_t *tab_to = NULL;
+  struct cfg_edge *edges = NULL;
+  bool ok = false;
+
+  if (in == NULL || entry == NULL || queued == NULL || stack == NULL
+      || tab_first == NULL)
+    goto done;
+  if (e->fixed_address)
+    {
+      for (size_t i = 0; i < n; i++)
+	gp_saved_block (e, &cfg->blocks[i], -1, true);
+      ok = true;
+      goto done;
+    }
+  /* The switch tables' edges inside functions, by block, in compressed
+     rows.  */
+  if (!analysis_table_edges (a, &edges, &n_edges))
+    goto done;
+  tab_to = malloc ((n_edges + 1) * sizeof *tab_to);
+  if (tab_to == NULL)
+    goto done;
+  for (size_t k = 0; k < n_edges; k++)
+    if (cfg->blocks[edges[k].to].func == cfg->blocks[edges[k].from].func)
+      tab_first[edges[k].from + 2]++;
+  for (size_t i = 0; i < n; i++)
+    tab_first[i + 2] += tab_first[i + 1];
+  for (size_t k = 0; k < n_edges; k++)
+    if (cfg->blocks[edges[k].to].func == cfg->blocks[edges[k].from].func)
+      tab_to[tab_first[edges[k].from + 1]++] = edges[k].to;
+
+  mark_entries (e->a, entry);
+  /* -2: not reached yet.  */
+  for (size_t i = n; i-- > 0;)
+    {
+      in[i] = entry[i] ? -1 : -2;
+      if (entry[i])
+	{
+	  stack[sp++] = (uint32_t) i;
+	  queued[i] = 1;
+	}
+    }
+  while (sp > 0)
+    {
+      uint32_t i = stack[--sp];
+      const struct block *b = &cfg->blocks[i];
+      int32_t st = gp_saved_block (e, b, in[i], false);
+
+      queued[i] = 0;
+      for (uint32_t k = 0; k < b->n_succ + tab_first[i + 1] - tab_first[i];
+	   k++)
+	{
+	  uint32_t t = k < b->n_succ ? b->succ[k]
+		       : tab_to[tab_first[i] + k - b->n_succ];
+	  int32_t v = cfg->blocks[t].func != b->func ? -1 : st;
+	  int32_t m = in[t] == -2 ? v : in[t] == v ? v : -1;
+	  if (m != in[t])
+	    {
+	      in[t] = m;
+	      if (!queued[t])
+		{
+		  queued[t] = 1;
+		  stack[sp++] = t;
+		}
+	    }
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    gp_saved_block (e, &cfg->blocks[i], in[i] < 0 ? -1 : in[i], true);
+  ok = true;
+
+ done:
+  free (in);
+  free (entry);
+  free (queued);
+  free (stack);
+  free (tab_first);
+  free (tab_to);
+  free (edges);
+  return ok;
+}
+
+/* t9 after INSN, given whether it held the function's entry before.  */
+
+static bool
+t9_step (bool valid, const struct insn *insn)
+{
+  return valid && !(insn->writes & R (REG_T9));
+}
+
+/* The t9 state of block B: see state_block.  */
+
+static bool
+t9_block (struct emitter *e, const struct block *b, bool in, bool record)
+{
+  return state_block (e, b, in, t9_step, record ? e->t9_valid : NULL);
+}
+
+/* The value t9 holds after INSN, which held VALUE before: an original
+   code address that a GOT load or a got-ref put there, else 0.  */
+
+uint32_t
+t9_const_step (const struct emitter *e, uint32_t value,
+	       const struct insn *insn)
+{
+  long w, slot;
+  uint32_t v;
+
+  if (!(insn->writes & R (REG_T9)))
+    return value;
+  w = emit_word_index (e, insn->addr);
+  if (e->gotref_slot[w] != 0 && e->gotref_slot[w] - 1 >= e->got.n_fixed)
+    return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed];
+  slot = got_load_slot (e, insn);
+  if (insn->rt == REG_T9 && slot >= 0
+      && object_got_entry (&e->a->obj, (uint32_t) slot, &v))
+    return v;
+  return 0;
+}
+
+/* Fill T9[i] with the original code address that t9 holds on entry to
+   block i whatever the way in, or 0: a forward dataflow within
+   functions (1 marks "not reached yet").  */
+
+static void
+t9_constants (const struct emitter *e, uint32_t *t9)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *clean;
+  uint32_t *after = NULL;
+  unsigned char *keeps = NULL;
+  bool changed = true;
+
+  if (entry == NULL)
+    {
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  mark_entries (e->a, entry);
+  /* A function that neither writes t9 nor calls nor leaves by a branch
+     keeps the t9 of its caller.  */
+  clean = malloc (cfg->n_funcs + 1);
+  if (clean == NULL)
+    {
+      free (entry);
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  memset (clean, 1, cfg->n_funcs + 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      if (b->flags & (BLOCK_F_CALL | BLOCK_F_INDIRECT | BLOCK_F_INVALID
+		      | BLOCK_F_FALLTHRU_EXIT))
+	clean[b->func] = 0;
+      for (uint32_t k = 0; k < b->n_succ; k++)
+	if (cfg->blocks[b->succ[k]].func != b->func)
+	  clean[b->func] = 0;
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn == NULL || (insn->writes & R (REG_T9)))
+	    clean[b->func] = 0;
+	}
+    }
+  /* A block's transfer: t9 at its end is KEEPS ? its value at the
+     start : AFTER.  */
+  after = malloc ((n + 1) * sizeof *after);
+  keeps = malloc (n + 1);
+  if (after == NULL || keeps == NULL)
+    {
+      free (after);
+      free (keeps);
+      free (entry);
+      free (clean);
+      memset (t9, 0, n * sizeof *t9);
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *last = cfg_block_control (&a->code, b, &slot);
+      uint32_t v = 1;
+      for (uint32_t x = b->start; x < b->end; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  if (insn != NULL)
+	    v = t9_const_step (e, v, insn);
+	}
+      keeps[i] = v == 1;
+      after[i] = v == 1 ? 0 : v;
+      if (b->flags & BLOCK_F_CALL)
+	{
+	  const struct function *f = NULL;
+	  if (last != NULL && last->kind == INSN_CALL)
+	    f = cfg_function_at (cfg, last->target);
+	  if (f == NULL || f->entry != last->target
+	      || !clean[f - cfg->funcs])
+	    {
+	      keeps[i] = 0;
+	      after[i] = 0;
+	    }
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    t9[i] = entry[i] ? 0 : 1;
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  uint32_t v = t9[i];
+	  if (v == 1)
+	    continue;
+	  v = keeps[i] ? v : after[i];
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    {
+	      uint32_t t = b->succ[k];
+	      uint32_t nv = cfg->blocks[t].func != b->func ? 0 : v;
+	      uint32_t old = t9[t];
+	      if (old == 1)
+		t9[t] = nv;
+	      else if (old != nv)
+		t9[t] = 0;
+	      changed |= t9[t] != old;
+	    }
+	}
+      for (size_t k = 0; k < a->relocs.n_entries; k++)
+	{
+	  const struct reloc_entry *r = &a->relocs.entries[k];
+	  const struct block *to = cfg_block_at (cfg, r->target);
+	  if (r->type != RELOC_JUMP_TABLE || to == NULL
+	      || to->start != r->target || t9[to - cfg->blocks] == 0)
+	    continue;
+	  t9[to - cfg->blocks] = 0;
+	  changed = true;
+	}
+    }
+  for (size_t i = 0; i < n; i++)
+    if (t9[i] == 1)
+      t9[i] = 0;
+  free (entry);
+  free (clean);
+  free (after);
+  free (keeps);
+}
+
+/* True if t9 holds the original code address TARGET at INSN, the
+   control instruction ending block B (delay slot included), given the
+   block constants T9.  */
+
+static bool
+t9_holds_at (const struct emitter *e, const uint32_t *t9,
+	     const struct block *b, const struct insn *insn, uint32_t target)
+{
+  uint32_t v = t9[b - e->a->cfg.blocks];
+
+  for (uint32_t x = b->start; x < b->end && x <= insn->addr + 4; x += 4)
+    {
+      const struct insn *i = code_insn_at (&e->a->code, x);
+      if (i != NULL)
+	v = t9_const_step (e, v, i);
+    }
+  return v == target;
+}
+
+static void
+mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  uint32_t *t9 = malloc ((cfg->n_blocks + 1) * sizeof *t9);
+
+  if (t9 == NULL)
+    return;
+  t9_constants (e, t9);
+
+  /* Code that calls through another register breaks the convention.  */
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      if (code->sections[s].insns[k].kind == INSN_ICALL
+	  && code->sections[s].insns[k].rs != REG_T9)
+	{
+	  free (t9);
+	  return;
+	}
+
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if (cfg->funcs[f].n_blocks > 0
+	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY)))
+      entry_ok[cfg->funcs[f].first_block] = 1;
+  for (size_t i = 0; i < a->n_landing_pads; i++)
+    {
+      const struct block *b = cfg_block_at (cfg, a->landing_pads[i]);
+      if (b != NULL)
+	entry_ok[b - cfg->blocks] = 0;
+    }
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *from, *to;
+	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+	    && insn->kind != INSN_JUMP)
+	  continue;
+	to = cfg_block_at (cfg, insn->target);
+	from = cfg_block_at (cfg, insn->addr);
+	if (to == NULL || from == NULL || to->start != insn->target
+	    || !entry_ok[to - cfg->blocks]
+	    || (from->func == to->func && insn->kind != INSN_CALL))
+	  continue;
+	if (!t9_holds_at (e, t9, from, insn, insn->target))
+	  entry_ok[to - cfg->blocks] = 0;
+      }
+  free (t9);
+  for (size_t i = 1; i < cfg->n_blocks; i++)
+    if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i]))
+      entry_ok[i] = 0;
+}
+
+/* Compute t9_valid for every word of a position-independent object: a
+   forward dataflow like gp_dataflow's, from the function entries where
+   mark_t9_entries finds t9 set.  */
+
+bool
+t9_dataflow (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry = calloc (n + 1, 1);
+  unsigned char *entry_ok = calloc (n + 1, 1);
+  unsigned char *in = malloc (n + 1);
+  unsigned char *t9_out = malloc (n + 1);
+  bool changed = true;
+
+  if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL)
+    {
+      free (entry);
+      free (entry_ok);
+      free (in);
+      free (t9_out);
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  if (e->fixed_address)
+    memset (in, 0, n + 1);
+  else
+    {
+      mark_entries (e->a, entry);
+      mark_t9_entries (e, entry_ok);
+      memset (in, 1, n + 1);
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      if (entry[i] && !entry_ok[i])
+	in[i] = 0;
+      t9_out[i] = t9_block (e, &cfg->blocks[i], true, false);
+    }
+  while (changed)
+    {
+      changed = false;
+      for (size_t i = 0; i < n; i++)
+	{
+	  const struct block *b = &cfg->blocks[i];
+	  bool o = in[i] && t9_out[i];
+	  if (b->flags & BLOCK_F_PADDING)
+	    continue;
+	  for (uint32_t s = 0; s < b->n_succ; s++)
+	    {
+	      uint32_t t = b->succ[s];
+	      bool v = o && cfg->blocks[t].func == b->func
+		       && !(b->flags & BLOCK_F_CALL);
+	      if (in[t] && !v)
+		{
+		  in[t] = 0;
+		  changed = true;
+		}
+	    }
+	}
+      changed |= jump_table_meet (e, in, t9_step, true, NULL);
+    }
+  for (size_t i = 0; i < n; i++)
+    t9_block (e, &cfg->blocks[i], in[i], true);
+  free (entry);
+  free (entry_ok);
+  free (in);
+  free (t9_out);
+  return true;
+}

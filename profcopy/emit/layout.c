@@ -1,0 +1,547 @@
+/* layout.c -- the layout of the new text: the words of every original
+   instruction and increment, long branches, carry islands, probe sites.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+uint32_t
+emit_map (const struct emitter *e, uint32_t old)
+{
+  long w = emit_word_index (e, old);
+
+  return w < 0 ? old : e->map[w];
+}
+
+/* True if INSN is a branch-likely.  */
+
+bool
+is_likely (const struct insn *insn)
+{
+  return (insn->flags & INSN_F_LIKELY) != 0;
+}
+#define PAD_WORDS 5
+
+/* True if the long form KIND writes the branch's delay slot itself,
+   so that the slot's own word is written as nothing.  */
+
+bool
+long_takes_slot (unsigned kind)
+{
+  return kind == LONG_JUMP_GP || kind == LONG_JUMP_PC || kind == LONG_COND_GP
+	 || kind == LONG_COND_PC || kind == LONG_JUMP_PAD
+	 || kind == LONG_COND_PAD;
+}
+
+/* Words the copy of INSN, word W, takes.  */
+
+uint32_t
+insn_words (const struct emitter *e, long w, const struct insn *insn)
+{
+  uint32_t likely = is_likely (insn) ? 1 : 0;
+  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
+
+  switch (e->long_kind[w])
+    {
+    case LONG_CALL_GP:
+    case LONG_CALL_PC:
+      return far_words (e->long_kind[w] == LONG_CALL_GP, true, false);
+    case LONG_JUMP_GP:
+    case LONG_JUMP_PC:
+      return 1 + far_words (e->long_kind[w] == LONG_JUMP_GP, false, save_ra);
+    case LONG_COND_GP:
+    case LONG_COND_PC:
+      return 2 + likely
+	     + far_words (e->long_kind[w] == LONG_COND_GP, false, save_ra);
+    case LONG_JUMP_PAD:
+      return 1 + PAD_JUMP_WORDS;
+    case LONG_COND_PAD:
+      return 2 + likely + PAD_JUMP_WORDS;
+    default:
+      break;
+    }
+  if (w > 0 && long_takes_slot (e->long_kind[w - 1]))
+    return 0;
+  if (e->gotref_slot[w] != 0 && !(e->gotref_form[w] & GOTREF_F_BEFORE))
+    return gotref_words (e, w);
+  return 1;
+}
+
+/* The non-likely branch with the opposite condition of the conditional
+   branch WORD, with a zero offset; 0 if there is none.  */
+
+uint32_t
+invert_branch (uint32_t word)
+{
+  uint32_t op = word >> 26, base = word & 0x03ff0000;
+
+  switch (op)
+    {
+    case 0x04: case 0x14: return (0x05u << 26) | base;	/* beq(l) -> bne */
+    case 0x05: case 0x15: return (0x04u << 26) | base;	/* bne(l) -> beq */
+    case 0x06: case 0x16: return (0x07u << 26) | base;	/* blez(l) -> bgtz */
+    case 0x07: case 0x17: return (0x06u << 26) | base;	/* bgtz(l) -> blez */
+    case OP_REGIMM:
+      switch ((word >> 16) & 0x1f)
+	{
+	case 0x00: case 0x02:	/* bltz(l) -> bgez */
+	  return (word & 0xffe00000) | (0x01u << 16);
+	case 0x01: case 0x03:	/* bgez(l) -> bltz */
+	  return word & 0xffe00000;
+	default:
+	  return 0;
+	}
+    case 0x11:
+      /* bc1f/bc1t(l): flip tf, clear nd.  */
+      if (((word >> 21) & 0x1f) == 0x08)
+	return (word & 0xfffc0000) ^ 0x00010000;
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+/* Words of the translation planned in SN.  */
+
+static uint32_t
+xlate_words (const struct emitter *e, const struct snippet *sn)
+{
+  return 14 + (sn->guard ? gp_guard_words (e) : 0)
+	 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0);
+}
+
+/* One layout pass: fill map and insn_new and set text_size.  */
+
+/* Lay out the probe site at word W at *PC, deciding on its stub;
+   *LAST_STUB is the last stub laid out (0: none yet).  REUSE: a site
+   already placed at this word chose the stub.  */
+
+static void
+layout_probe_site (struct emitter *e, long w, uint32_t *pc,
+		   uint32_t *last_stub, bool reuse)
+{
+  if (!reuse)
+    {
+      e->probe_new_stub[w] = *last_stub == 0
+			     || *pc - *last_stub > PROBE_STUB_REACH;
+      if (e->probe_new_stub[w])
+	{
+	  *last_stub = *pc + 8;
+	  *pc += 4 * (2 + PROBE_STUB_WORDS);
+	}
+      e->probe_stub[w] = *last_stub;
+    }
+  *pc += 4 * PROBE_SITE_WORDS;
+}
+
+/* Send the branches of a function to its own entry past the entry
+   probe: a loop back to the entry is not a call.  */
+
+static void
+retarget_entry_branches (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      long t, w;
+
+      if (ctl == NULL || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
+	  || ctl->op == OP_J)
+	continue;
+      t = emit_word_index (e, ctl->target);
+      w = emit_word_index (e, ctl->addr);
+      if (t < 0 || !(e->probe[t] & PROBE_ENTRY) || e->plans[i].edge
+	  || cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
+	continue;
+      e->retarget[w] = e->past_probe[t];
+    }
+}
+
+/* Note an increment at PC in ISL.  */
+
+void
+island_add (struct island *isl, uint32_t pc)
+{
+  if (isl->off)
+    return;
+  if (isl->n++ == 0)
+    isl->first = pc;
+}
+
+/* True if the island ISL must be written after block B (planned in P,
+   the last block if LAST), the text having reached PC: after code that
+   never falls through, after the last block, or when the first waiting
+   increment is about to lose reach.  *OVER is set when control may
+   fall into the island, which then starts with a jump over it.  */
+
+bool
+island_due (const struct emitter *e, const struct block *b,
+	    const struct count_plan *p, bool last, uint32_t pc,
+	    const struct island *isl, bool *over)
+{
+  const struct insn *slot;
+  const struct insn *ctl;
+
+  if (isl->n == 0)
+    return false;
+  ctl = cfg_block_control (&e->a->code, b, &slot);
+  *over = !p->edge
+	  && ((b->flags & BLOCK_F_SLOT_ENTRY)
+	      || (!(b->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT))
+		  && (ctl == NULL || slot == NULL
+		      || ctl->kind != INSN_JUMP)));
+  return !*over || last || pc - isl->first >= ISLAND_REACH;
+}
+
+static void
+layout_pass (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  uint32_t pc = e->text_addr;
+  uint32_t last_stub = 0;
+  struct island isl = { 0, 0, e->folded };
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      struct count_plan *p = &e->plans[i];
+      long ws = emit_word_index (e, b->start);
+      bool over;
+
+      if (e->needs_pad[ws])
+	{
+	  e->pad[ws] = pc + 8;
+	  pc += 4 * PAD_WORDS;
+	}
+      e->map[ws] = pc;
+      if (e->probe[ws] & PROBE_ENTRY)
+	{
+	  layout_probe_site (e, ws, &pc, &last_stub, false);
+	  e->past_probe[ws] = pc;
+	}
+      if (p->iv)
+	pc += 4 * (p->iv_stack ? 2 : 1);
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  long w = emit_word_index (e, at);
+	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump
+	      && e->single)
+	    {
+	      /* The branch's slot instruction, the increment, its test
+		 (in place of the branch) and 4 words of way out; folded,
+		 the increment and a branch with the store in its slot.  */
+	      e->insn_new[w + 1] = pc;
+	      if (at != b->start)
+		e->map[w] = pc;
+	      e->map[w + 1] = pc;
+	      pc += 4 * leaving_words (e, &p->s);
+	      island_add (&isl, pc);
+	      e->insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
+	      break;
+	    }
+	  if (at == p->at && !p->edge && !p->derived && !p->iv)
+	    {
+	      pc += 4 * snippet_words (e, &p->s);
+	      island_add (&isl, pc);
+	      if (p->s.hoist)
+		{
+		  /* The instruction is the snippet's last word.  */
+		  e->insn_new[w] = pc - 4;
+		  if (at != b->start)
+		    e->map[w] = pc - 4;
+		  continue;
+		}
+	      if (p->s.jump)
+		{
+		  /* The branch is the branch-likely, the fourth word from
+		     the end, and its delay slot instruction the next, the
+		     last of the block.  */
+		  e->insn_new[w] = pc - 16;
+		  e->insn_new[w + 1] = pc - 12;
+		  if (at != b->start)
+		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
+		  e->map[w + 1] = pc - 12;
+		  break;
+		}
+	      if (p->s.skip)
+		{
+		  /* The instruction is the slot of the branch-likely, the
+		     third word from the end; code that came here would
+		     run the increment with it.  */
+		  e->insn_new[w] = pc - 12;
+		  if (at != b->start)
+		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
+		  continue;
+		}
+	    }
+	  if (e->probe[w] & PROBE_EXIT)
+	    layout_probe_site (e, w, &pc, &last_stub,
+			       (e->probe[w] & PROBE_ENTRY) != 0);
+	  if (e->xlate[w].kind != 0xff)
+	    pc += 4 * xlate_words (e, &e->xlate[w]);
+	  if (e->sys_hook[w])
+	    pc += 4 * SYSHOOK_WORDS;
+	  if (at != b->start)
+	    e->map[w] = pc;
+	  pc += 4 * gotref_before_words (e, w);
+	  e->insn_new[w] = pc;
+	  pc += 4 * insn_words (e, w, code_insn_at (&a->code, at));
+	}
+      if (p->edge)
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  if (p->has_fall)
+	    {
+	      pc += 4 * snippet_words (e, &p->s);
+	      island_add (&isl, pc);
+	      pc += 4 * 2;
+	    }
+	  p->stub = pc;
+	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
+	  pc += 4 * snippet_words (e, &p->taken);
+	  island_add (&isl, pc);
+	  pc += 4 * 2;
+	}
+      else if (p->iv)
+	{
+	  /* The branch back goes past the copy.  */
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  e->retarget[emit_word_index (e, ctl->addr)] = e->insn_new[ws];
+	  pc += 4 * loop_exit_words (e, p);
+	}
+      else if (p->at == b->end && !p->derived)
+	{
+	  pc += 4 * snippet_words (e, &p->s);
+	  island_add (&isl, pc);
+	}
+      if (p->count_taken)
+	{
+	  const struct insn *slot;
+	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
+	  if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
+	    {
+	      /* The fill, the increment and its way out.  */
+	      pc += 4 * leaving_words (e, &p->taken_s);
+	      island_add (&isl, pc);
+	    }
+	  else
+	    {
+	      pc += 4 * snippet_words (e, &p->taken_s);
+	      island_add (&isl, pc);
+	      pc += 4 * 2;
+	    }
+	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
+	}
+      if (p->count_fall)
+	{
+	  pc += 4 * snippet_words (e, &p->fall_s);
+	  island_add (&isl, pc);
+	}
+      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, pc, &isl, &over))
+	{
+	  pc += 4 * ((over ? 2 : 0) + CARRY_WORDS * (uint32_t) isl.n);
+	  isl.n = 0;
+	}
+    }
+  e->text_size = pc - e->text_addr;
+  if (e->calls)
+    retarget_entry_branches (e);
+}
+
+/* A register other than ra, dead in DEAD, or 0.  */
+
+unsigned
+dead_reg (uint64_t dead)
+{
+  for (size_t i = 0; i < sizeof scratch_order; i++)
+    if (scratch_order[i] != REG_RA && (dead & R (scratch_order[i])))
+      return scratch_order[i];
+  return 0;
+}
+
+/* Choose the long form of the direct branch INSN (word W), which cannot
+   reach its target.  The target is reached through a register R that
+   is dead where it is written: loaded from a new GOT entry when gp is
+   valid, else built relative to a `bal', which also needs ra dead (a
+   call overwrites ra anyway).  False with *ERRMSG when nothing fits.  */
+
+static bool
+choose_long (struct emitter *e, const struct insn *insn, long w,
+	     char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *b = cfg_block_at (cfg, insn->addr);
+  const struct block *t = cfg_block_at (cfg, insn->target);
+  const struct reloc_entry *pro = prologue_at (&e->a->relocs, insn->target);
+  const struct insn *slot = code_insn_at (code, insn->addr + 4);
+  bool call = insn->kind == INSN_CALL && !(insn->flags & INSN_F_COND);
+  bool jump = insn->kind == INSN_JUMP;
+  bool cond = insn->kind == INSN_BRANCH && invert_branch (insn->word) != 0;
+  bool gp, save_ra;
+  uint64_t dead, moved = 0;
+  unsigned reg;
+  uint32_t k;
+
+  if (b == NULL || t == NULL || slot == NULL || !(call || jump || cond))
+    goto none;
+  /* A got-ref addiu of the slot that runs before the branch
+     (GOTREF_F_BEFORE) has written its register already.  */
+  if (gotref_before_words (e, w) != 0)
+    moved = R (slot->rt) | R (slot->rs)
+	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_TMP
+	       ? R (GOTREF_REG (e->gotref_form[w + 1])) : 0);
+  if ((call || jump) && !(moved & R (REG_T9))
+      && ((pro != NULL && pro->via == VIA_T9 && pro->target == insn->target)
+	  || t9_holds (e, insn, insn->target)))
+    {
+      /* t9 holds the target: the only way the original can work.  */
+      e->long_kind[w] = LONG_T9;
+      return true;
+    }
+
+  /* For a call, R is written before the slot runs, so it must be dead
+     at the branch; for a jump or branch the slot runs first (it is
+     moved before R is written), and R must be dead at the target.  */
+  /* A call or jump loads R before its slot runs; an inverted branch
+     after (the slot may be the reload of gp after a call).  */
+  if (!call && (slot->writes & R (REG_GP)))
+    gp = slot->op == OP_LW && slot->rs == REG_SP;
+  else
+    gp = e->gp_valid[w];
+  if (call)
+    dead = ~cfg_live_at (code, cfg, b, insn->addr);
+  else
+    dead = ~t->live_in;
+  /* A tail jump to another function's entry: the o32 ABI passes
+     nothing in at, so at is dead there whatever liveness, which gives
+     up at function boundaries, says.  */
+  if (jump && gp && t->func != b->func
+      && cfg->funcs[t->func].entry == insn->target
+      && !(slot->reads & R (REG_AT)))
+    dead |= R (REG_AT);
+  dead &= SCRATCH_MASK & ~moved;
+  /* A jump's register reaches the target, where t9 may still count.  */
+  if (!call)
+    dead &= ~keep_t9 (e, insn->target);
+  reg = dead_reg (dead);
+  if (reg == 0 && !call && t->start == insn->target)
+    {
+      /* Nothing is free at the target: save at and ra, and land on a
+	 pad before the target that puts them back.  */
+      e->needs_pad[emit_word_index (e, insn->target)] = 1;
+      e->long_kind[w] = jump ? LONG_JUMP_PAD : LONG_COND_PAD;
+      return true;
+    }
+  if (reg == 0)
+    goto none;
+  /* Without gp, a bal finds the target and clobbers ra, which a jump
+     must then save unless it is dead at the target.  */
+  save_ra = !gp && !call && !(dead & R (REG_RA));
+  if (gp)
+    {
+      k = got_target_entry (&e->got, insn->target);
+      if (k == (uint32_t) -1)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      e->long_slot[w] = k;
+    }
+  e->long_reg[w] = (uint8_t) (reg | (save_ra ? LONG_SAVE_RA : 0));
+  e->long_kind[w] = call ? (gp ? LONG_CALL_GP : LONG_CALL_PC)
+		    : jump ? (gp ? LONG_JUMP_GP : LONG_JUMP_PC)
+		    : (gp ? LONG_COND_GP : LONG_COND_PC);
+  return true;
+
+ none:
+  if (asprintf (errmsg, "0x%08x: branch out of range in the profiled code, "
+		"and no long form applies", insn->addr) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* The plan whose increment leaves by the branch INSN, or NULL.  */
+
+static struct count_plan *
+jump_plan (struct emitter *e, const struct insn *insn)
+{
+  const struct block *b = cfg_block_at (&e->a->cfg, insn->addr);
+  struct count_plan *p;
+
+  if (b == NULL)
+    return NULL;
+  p = &e->plans[b - e->a->cfg.blocks];
+  return p->s.jump && !p->derived && !p->edge && p->at == insn->addr
+	 ? p : NULL;
+}
+
+bool
+emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
+{
+  const struct code *code = &e->a->code;
+
+  e->text_addr = text_addr;
+  for (int pass = 0; pass < 32; pass++)
+    {
+      bool changed = false;
+
+      layout_pass (e);
+      for (size_t s = 0; s < code->n_sections; s++)
+	for (size_t i = 0; i < code->sections[s].n_insns; i++)
+	  {
+	    const struct insn *insn = &code->sections[s].insns[i];
+	    long w = (long) (e->section_base[s] + i);
+	    int64_t off;
+	    struct count_plan *jp;
+
+	    if (e->long_kind[w] != LONG_NONE
+		|| (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
+		    && insn->kind != INSN_CALL)
+		|| insn->op == OP_J || insn->op == OP_JAL
+		|| emit_word_index (e, insn->target) < 0
+		|| (insn->kind == INSN_CALL && insn->target == insn->addr + 8))
+	      continue;
+	    off = ((int64_t) (e->retarget[w] != 0 ? e->retarget[w]
+			      : emit_map (e, insn->target))
+		   - (int64_t) (e->insn_new[w] + 4)) / 4;
+	    if (off >= -32768 && off <= 32767)
+	      continue;
+	    if ((jp = jump_plan (e, insn)) != NULL)
+	      {
+		/* The increment's branch-likely does not reach: the
+		   branch stays, and gets a long form if it needs one.  */
+		jp->s.jump = jp->s.skip = false;
+		e->n_jumps--;
+		changed = true;
+		continue;
+	      }
+	    if (!choose_long (e, insn, w, errmsg))
+	      return false;
+	    if (e->long_kind[w] != LONG_T9)
+	      changed = true;
+	    e->n_long_calls++;
+	  }
+      if (!changed)
+	return finish_got (e, errmsg);
+    }
+  *errmsg = strdup ("the layout of long branches does not settle");
+  return false;
+}

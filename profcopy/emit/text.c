@@ -1,0 +1,994 @@
+/* text.c -- writing the new text: the original instructions with
+   branches re-aimed, GOT references and prologues updated, long
+   branches, translations, edge counts, probe stubs and sites.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
+   come first in the sorted table, by address.  */
+
+const struct reloc_entry *
+prologue_at (const struct reloc_table *t, uint32_t addr)
+{
+  size_t lo = 0, hi = t->n_by_type[RELOC_PROLOGUE];
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (t->entries[mid].addr < addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo < t->n_by_type[RELOC_PROLOGUE] && t->entries[lo].addr == addr)
+    return &t->entries[lo];
+  return NULL;
+}
+
+/* True if INSN is an I-type instruction whose rs is a base register.  */
+
+bool
+has_base (const struct insn *insn)
+{
+  return insn->op == OP_ADDIU || (insn->op >= 0x20 && insn->op <= 0x3f);
+}
+
+/* Write the jump (CALL: jalr) to the new address of the original code
+   address TARGET through register R: from the new GOT entry K when
+   USE_GP, else relative to a bal, which clobbers ra: with SAVE_RA, ra is
+   kept below a lowered sp meanwhile.  Unless CALL (whose slot is the
+   original one that follows), the jump's delay slot is written too.  */
+
+static void
+put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
+	 bool use_gp, bool call, bool save_ra)
+{
+  const struct emitter *e = c->e;
+  uint32_t jump = call ? (r << 21) | (REG_RA << 11) | 0x09 : (r << 21) | 0x08;
+
+  if (use_gp)
+    put (c, itype (OP_LW, REG_GP, r,
+		   4 * (e->got.n_old_local + k) - 0x7ff0));
+  else
+    {
+      uint32_t here, hi;
+      int32_t lo;
+      if (save_ra)
+	{
+	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+	}
+      here = c->pc + 8;
+      split_hi_lo (emit_map (e, target) - here, &hi, &lo);
+      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, itype (OP_LUI, 0, r, hi));
+      put (c, addu (r, r, REG_RA));
+      put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+      if (save_ra)
+	put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+    }
+  put (c, jump);
+  if (!call)
+    put (c, save_ra ? itype (OP_ADDIU, REG_SP, REG_SP, 8) : 0);
+}
+
+/* Write the far jump to the restore pad before the block at the
+   original address TARGET: at and ra are saved below a lowered sp, at
+   gets the pad's address relative to a bal, and the pad restores both
+   and sp.  */
+
+static void
+put_pad_jump (struct cursor *c, uint32_t target)
+{
+  const struct emitter *e = c->e;
+  uint32_t here, hi;
+  int32_t lo;
+
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+  put (c, itype (OP_SW, REG_SP, REG_AT, 0));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 4));
+  here = c->pc + 8;
+  split_hi_lo (e->pad[emit_word_index (e, target)] - here, &hi, &lo);
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_ADDIU, REG_AT, REG_AT, (uint32_t) lo));
+  put (c, (REG_AT << 21) | 0x08);	/* jr at */
+  put (c, 0);
+}
+
+/* Words put_far writes, its delay slot included unless CALL.  */
+
+uint32_t
+far_words (bool use_gp, bool call, bool save_ra)
+{
+  uint32_t n = use_gp ? 2 : 5 + (save_ra ? 3 : 0);
+
+  return n + (call ? 0 : 1);
+}
+
+/* Write the long form of the branch INSN, word W.  */
+
+static bool
+put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  unsigned kind = e->long_kind[w];
+  unsigned r = e->long_reg[w] & ~LONG_SAVE_RA;
+  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
+  uint32_t k = e->long_slot[w];
+  const struct insn *dslot = code_insn_at (&e->a->code, insn->addr + 4);
+  bool use_gp = kind == LONG_CALL_GP || kind == LONG_JUMP_GP
+		|| kind == LONG_COND_GP;
+
+  switch (kind)
+    {
+    case LONG_T9:
+      put (c, insn->kind == INSN_CALL ? 0x0320f809u : 0x03200008u);
+      return true;
+    case LONG_CALL_GP:
+    case LONG_CALL_PC:
+      put_far (c, r, insn->target, k, use_gp, true, false);
+      return true;
+    case LONG_JUMP_PAD:
+      if (dslot == NULL || !put_insn_body (c, dslot, errmsg))
+	return false;
+      put_pad_jump (c, insn->target);
+      return true;
+    case LONG_COND_PAD:
+      if (dslot == NULL)
+	return false;
+      put (c, invert_branch (insn->word)
+	      | (1 + PAD_JUMP_WORDS + (is_likely (insn) ? 1 : 0)));
+      if (is_likely (insn))
+	put (c, 0);
+      if (!put_insn_body (c, dslot, errmsg))
+	return false;
+      put_pad_jump (c, insn->target);
+      return true;
+    case LONG_JUMP_GP:
+    case LONG_JUMP_PC:
+      /* The slot first, so that R need only be dead at the target.  */
+      if (dslot == NULL || !put_insn_body (c, dslot, errmsg))
+	return false;
+      put_far (c, r, insn->target, k, use_gp, false, save_ra);
+      return true;
+    default:
+      if (dslot == NULL)
+	return false;
+      {
+	/* Skip over the far jump: branch-likely runs its slot only when
+	   taken, so it goes after a nop, on the far jump's side.  */
+	uint32_t skip = 1 + far_words (use_gp, false, save_ra)
+			+ (is_likely (insn) ? 1 : 0);
+	put (c, invert_branch (insn->word) | skip);
+	if (is_likely (insn))
+	  put (c, 0);
+	if (!put_insn_body (c, dslot, errmsg))
+	  return false;
+	put_far (c, r, insn->target, k, use_gp, false, save_ra);
+      }
+      return true;
+    }
+}
+
+/* Write the copy of INSN, unless it is the delay slot of a long
+   conditional branch, which that branch wrote.  */
+
+static bool
+put_insn (struct cursor *c, const struct insn *insn, char **errmsg)
+{
+  long w = emit_word_index (c->e, insn->addr);
+
+  if (w > 0 && long_takes_slot (c->e->long_kind[w - 1]))
+    return true;
+  return put_insn_body (c, insn, errmsg);
+}
+
+/* How far apart the two words of an absolute gp set-up may be.  */
+#define ABS_GP_REACH 8
+
+/* True if INSN is one word of an absolute gp set-up of a fixed-address
+   object, `lui gp,%hi(_gp)' and, a few words on with nothing between
+   that writes gp or transfers control, `addiu gp,gp,%lo(_gp)': the
+   abicalls code of a non-PIE executable (main, the start-up code) sets
+   gp so, with no prologue from t9.  *HI says which word it is.  Every
+   gp-relative word of the copy means the new GOT (the global part moved
+   up, the local code addresses are the new ones, a prologue computes
+   the new gp), so the pair must set the new gp too: left as it is, it
+   kept the old GOT, whose local entries hold the old addresses.  */
+
+static bool
+absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *lui = NULL, *addiu = NULL;
+  bool is_lui = insn->op == OP_LUI && insn->rt == REG_GP;
+  int step = is_lui ? 4 : -4;
+
+  if (!e->fixed_address
+      || !(is_lui || (insn->op == OP_ADDIU && insn->rs == REG_GP
+		      && insn->rt == REG_GP)))
+    return false;
+  for (int k = 1; k <= ABS_GP_REACH; k++)
+    {
+      const struct insn *x = code_insn_at (code, insn->addr + step * k);
+
+      if (x == NULL || x->kind == INSN_INVALID || (x->flags & INSN_F_DELAY))
+	return false;
+      if (!(x->writes & R (REG_GP)))
+	continue;
+      if (is_lui && x->op == OP_ADDIU && x->rs == REG_GP && x->rt == REG_GP)
+	lui = insn, addiu = x;
+      else if (!is_lui && x->op == OP_LUI && x->rt == REG_GP)
+	lui = x, addiu = insn;
+      break;
+    }
+  if (lui == NULL)
+    return false;
+  *hi = is_lui;
+  return ((lui->word & 0xffff) << 16)
+	 + (uint32_t) (int16_t) (addiu->word & 0xffff) == e->a->obj.gp;
+}
+
+/* Write the sequence that the got-ref addiu INSN, word W, becomes
+   (enum gotref_form).  */
+
+static void
+put_gotref (struct cursor *c, const struct insn *insn, long w)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  uint32_t k = e->gotref_slot[w] - 1;
+  uint32_t slot = g->n_old_local + k;
+  unsigned form = e->gotref_form[w];
+  uint32_t f, d, hi;
+  int32_t lo;
+  unsigned r;
+
+  switch (GOTREF_KIND (form))
+    {
+    case GOTREF_ADD:
+    case GOTREF_TMP:
+      /* y = x + (new f - page), the page being f - %lo(f): no gp.  */
+      r = GOTREF_KIND (form) == GOTREF_ADD ? insn->rt : GOTREF_REG (form);
+      f = g->target_of[k - g->n_fixed];
+      d = emit_map (e, f) - f + (uint32_t) insn->imm;
+      split_hi_lo (d, &hi, &lo);
+      put (c, itype (OP_LUI, 0, r, hi));
+      put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+      put (c, addu (insn->rt, insn->rs, r));
+      break;
+    case GOTREF_SAVED:
+      /* The gp the function saved in its frame.  */
+      put (c, itype (OP_LW, REG_SP, insn->rt, (uint32_t) e->gp_saved[w]));
+      put (c, itype (OP_LW, insn->rt, insn->rt, 4 * slot - 0x7ff0));
+      break;
+    default:
+      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp).  */
+      put (c, itype (OP_LW, REG_GP, insn->rt, 4 * slot - 0x7ff0));
+      break;
+    }
+}
+
+/* Write the copy of INSN.  */
+
+bool
+put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct mips_object *obj = &e->a->obj;
+  const struct new_got *g = &e->got;
+  long w = emit_word_index (e, insn->addr);
+  uint32_t word = insn->word;
+  bool hi;
+
+  if (w >= 0 && e->long_kind[w] != LONG_NONE)
+    return put_long (c, insn, w, errmsg);
+  if (w >= 0 && e->gotref_slot[w] != 0)
+    {
+      if (e->gotref_form[w] & GOTREF_F_BEFORE)
+	put (c, 0);		/* Its branch ran it.  */
+      else
+	put_gotref (c, insn, w);
+      return true;
+    }
+
+  switch (insn->kind)
+    {
+    case INSN_BRANCH:
+    case INSN_JUMP:
+    case INSN_CALL:
+      if (insn->op == OP_J || insn->op == OP_JAL)
+	{
+	  uint32_t t = emit_map (e, insn->target);
+	  if (((c->pc + 4) ^ t) & 0xf0000000)
+	    goto range;
+	  word = (word & 0xfc000000) | ((t >> 2) & 0x03ffffff);
+	}
+      else if (emit_word_index (e, insn->target) >= 0)
+	{
+	  uint32_t t = e->retarget[w] != 0 ? e->retarget[w]
+		       : emit_map (e, insn->target);
+	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
+	  if (off < -32768 || off > 32767)
+	    goto range;
+	  if (e->invert[w])
+	    word = invert_branch (word);
+	  word = (word & 0xffff0000) | ((uint32_t) off & 0xffff);
+	}
+      put (c, word);
+      return true;
+    default:
+      break;
+    }
+
+  if (absolute_gp_half (e, insn, &hi))
+    {
+      if (hi)
+	put (c, itype (OP_LUI, 0, REG_GP, ((g->gp + 0x8000) >> 16) & 0xffff));
+      else
+	put (c, itype (OP_ADDIU, REG_GP, REG_GP, g->gp & 0xffff));
+      return true;
+    }
+  /* gp-relative references to the old GOT's global part move up.  */
+  if (has_base (insn) && insn->rs == REG_GP)
+    {
+      uint32_t old = obj->gp + (uint32_t) insn->imm;
+      if (old >= obj->got_addr + 4 * g->n_old_local
+	  && old < obj->got_addr + 4 * g->n_old)
+	{
+	  int32_t imm = insn->imm + 4 * (int32_t) g->n_new;
+	  if (imm > 0x7fff)
+	    goto range;
+	  word = (word & 0xffff0000) | ((uint32_t) imm & 0xffff);
+	}
+    }
+  put (c, word);
+  return true;
+
+ range:
+  if (asprintf (errmsg, "0x%08x: branch out of range in the profiled code "
+		"(long branches are not supported yet)", insn->addr) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* If INSN is the lui or the addiu of a gp prologue, write it so that it
+   computes the new gp from the new address of the function (the new
+   value of t9, or of ra in the bal form), and return true.  */
+
+static bool
+put_prologue_part (struct cursor *c, const struct insn *insn)
+{
+  const struct emitter *e = c->e;
+  const struct reloc_table *t = &e->a->relocs;
+  const struct reloc_entry *r;
+  bool is_lui;
+  uint32_t info;
+
+  /* Both words of a gp prologue's pair write gp.  */
+  if (!(insn->writes & R (REG_GP)))
+    return false;
+  r = prologue_at (t, insn->addr);
+  is_lui = r != NULL;
+  if (r == NULL && insn->addr >= 4)
+    r = prologue_at (t, insn->addr - 4);
+  if (r == NULL)
+    return false;
+  info = e->got.gp - emit_map (e, r->target);
+  if (is_lui)
+    put (c, itype (OP_LUI, 0, REG_GP, ((info + 0x8000) >> 16) & 0xffff));
+  else
+    put (c, itype (OP_ADDIU, REG_GP, REG_GP, info & 0xffff));
+  return true;
+}
+
+/* Put into REG the run-time value of the new GOT entry K: loaded off gp,
+   or, in a fixed-address object, its value as a constant.  */
+
+static void
+put_got_value (struct cursor *c, unsigned reg, uint32_t k)
+{
+  const struct new_got *g = &c->e->got;
+  uint32_t hi;
+  int32_t lo;
+
+  if (!c->e->fixed_address)
+    {
+      put (c, itype (OP_LW, REG_GP, reg, 4 * (g->n_old_local + k) - 0x7ff0));
+      return;
+    }
+  split_hi_lo (g->new_values[k], &hi, &lo);
+  put (c, itype (OP_LUI, 0, reg, hi));
+  put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
+}
+
+/* Write the call of the runtime's syscall hook that goes before a
+   system call (mark_syscall_hooks): through the syscall_hook word of
+   the segment header, which the runtime fills when it starts (0 until
+   then: no call), found relative to a bal, so that no valid gp is
+   needed.  ra and t9 are kept below sp, at and every other register by
+   the hook itself; the system call then runs with the registers the
+   program set.  SYSHOOK_WORDS words.  */
+
+static void
+put_syscall_hook (struct cursor *c)
+{
+  const struct emitter *e = c->e;
+  uint32_t anchor = c->pc + 20, hi;
+  int32_t lo;
+
+  split_hi_lo (e->syscall_hook_slot - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_SW, REG_SP, REG_T9, 8));
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, itype (OP_SW, REG_SP, REG_AT, 4));
+  /* anchor: at = the slot's address; t9 = the hook.  */
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_LW, REG_AT, REG_T9, (uint32_t) lo));
+  put (c, itype (OP_BEQ, REG_T9, 0, 3));	/* beqz t9, over the call */
+  put (c, itype (OP_LW, REG_SP, REG_AT, 4));
+  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, 0);
+  put (c, itype (OP_LW, REG_SP, REG_T9, 8));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+}
+
+/* Words of put_gp_guard.  */
+
+uint32_t
+gp_guard_words (const struct emitter *e)
+{
+  return e->fixed_address ? 13 : 11;
+}
+
+/* Write the gp guard of a translation of register X with the scratch
+   registers R1 and R2: a switch table's word that no one rewrote is an
+   offset from the original gp, so X holds the case's original address
+   plus the distance DELTA that gp moved by (the new GOT's from the
+   old).  If X - DELTA is an address of the original code, X becomes
+   that, which the translation then maps.  build() keeps the range that
+   such values fall in, [start + DELTA, end + DELTA), clear of any code,
+   so no pointer to real code is taken for one.  */
+
+static void
+put_gp_guard (struct cursor *c, unsigned x, unsigned r1, unsigned r2)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  uint32_t hi, start_words = e->fixed_address ? 2 : 1;
+  int32_t lo;
+
+  split_hi_lo (e->a->obj.gp - g->gp, &hi, &lo);
+  put (c, itype (OP_LUI, 0, r1, hi));
+  put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
+  put (c, addu (r1, x, r1));
+  /* if r1 < end && !(r1 < start), x = r1.  */
+  put_got_value (c, r2, GOT_OLD_END (g));
+  put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
+  put (c, itype (OP_BEQ, r2, 0, start_words + 4));	/* beqz */
+  put_got_value (c, r2, GOT_OLD_START (g));
+  put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
+  put (c, itype (OP_BNE, r2, 0, 2));			/* bnez */
+  put (c, 0);
+  put (c, rtype (FUNCT_OR, r1, 0, x, 0));
+}
+
+/* Write the run-time translation of the register of the indirect jump
+   INSN with the scratch registers of SN: if it holds an address of the
+   original code, replace it by the new address from the map.  The
+   original code's end and start and the map come from new GOT entries,
+   so that ld.so's relocation gives their run-time addresses; a
+   fixed-address object has them as constants, and needs no valid gp.
+   The end is compared first: a pointer into this object's new code,
+   which lies above the original (the common case: code pointers in
+   data were mapped by the rewriter), costs four instructions.  */
+
+static void
+put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
+{
+  const struct emitter *e = c->e;
+  const struct new_got *g = &e->got;
+  unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
+  uint32_t hi;
+  int32_t lo;
+
+  put_spill (c, sn);
+  if (sn->guard)
+    put_gp_guard (c, x, r1, r2);
+  /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
+     r1 = x - start.  */
+  put_got_value (c, r1, GOT_OLD_END (g));
+  put (c, rtype (FUNCT_SLTU, x, r1, r1, 0));
+  put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
+  put_got_value (c, r2, GOT_OLD_START (g));
+  put (c, rtype (FUNCT_SLTU, x, r2, r1, 0));
+  put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
+  put (c, rtype (FUNCT_SUBU, x, r2, r1, 0));
+  /* x = the map's entry: the new address at link time, to which a
+     loaded object adds its bias, start - the link-time start.  */
+  put_got_value (c, x, GOT_MAP (g));
+  put (c, addu (x, x, r1));
+  put (c, itype (OP_LW, x, x, 0));
+  if (e->fixed_address)
+    put (c, 0);
+  else
+    {
+      split_hi_lo (-e->old_start, &hi, &lo);
+      put (c, addu (x, x, r2));
+      put (c, itype (OP_LUI, 0, r1, hi));
+      put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
+      put (c, addu (x, x, r1));
+    }
+  put_unspill (c, sn, 0);
+}
+
+/* Set *ERRMSG to "ADDR: WHAT cannot reach WHERE", ADDR being CTL's, and
+   return false.  */
+
+static bool
+reach_error (char **errmsg, const struct insn *ctl, const char *what,
+	     const char *where)
+{
+  if (asprintf (errmsg, "0x%08x: %s cannot reach %s", ctl->addr, what,
+		where) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* Write the jump from a counting stub on to TO, for the branch CTL, with
+   FILL in its delay slot (a nop when NULL); false with *ERRMSG, naming
+   the stub WHAT, when it cannot reach.  */
+
+static bool
+put_jump_back (struct cursor *c, const struct insn *ctl, uint32_t to,
+	       const struct insn *fill, const char *what, char **errmsg)
+{
+  int64_t off = ((int64_t) to - (int64_t) (c->pc + 4)) / 4;
+
+  if (off < -32768 || off > 32767)
+    return reach_error (errmsg, ctl, what, "its target");
+  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+  if (fill == NULL)
+    {
+      put (c, 0);
+      return true;
+    }
+  return put_insn_body (c, fill, errmsg);
+}
+
+/* Write the counts of block INDEX (B), planned in P to go on its
+   outgoing edges: after its fall-through, then the stub its branch
+   goes to, which counts and jumps on to the branch's real target.  */
+
+static bool
+put_edge_counts (struct cursor *c, size_t index, const struct block *b,
+		 const struct count_plan *p, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+
+  if (p->has_fall)
+    {
+      uint32_t words = snippet_words (e, &p->taken) + 3;
+      put_snippet (c, index, index, &p->s, NULL, 0);
+      put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
+      put (c, 0);
+    }
+  put_snippet (c, index, index, &p->taken, NULL, 0);
+  return put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
+			"the counting stub of an ll/sc block", errmsg);
+}
+
+/* The first instruction of the block at TARGET when a jump there may
+   run a copy of it in its delay slot and go on past it: an instruction
+   that transfers no control, traps in no way, is neither a system call
+   nor part of a gp prologue or an ll/sc sequence, is written as one word
+   like any other (no GOT reference or translation to rewrite), and
+   has no increment, probe or pad before it in the new code (but for a
+   pad, with PAD_OK: the pads are placed while the layout is made,
+   after whoever must know the answer before; jumping past the first
+   instruction also jumps past any pad).  Else NULL.  */
+
+const struct insn *
+slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *t = cfg_block_at (cfg, target);
+  const struct insn *insn = code_insn_at (&e->a->code, target);
+  const struct count_plan *p;
+  long w = emit_word_index (e, target);
+
+  if (t == NULL || t->start != target || insn == NULL || w < 0
+      || insn->kind != INSN_OTHER
+      || (insn->flags & (INSN_F_TRAP | INSN_F_SLOT))
+      || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL)
+      || (insn->writes & R (REG_GP)) || e->in_llsc[w]
+      || e->gotref_slot[w] != 0 || e->xlate[w].kind != 0xff
+      || e->probe[w] != 0 || (e->needs_pad[w] && !pad_ok)
+      || insn_words (e, w, insn) != 1)
+    return NULL;
+  p = &e->plans[t - cfg->blocks];
+  if (p->edge || (!p->derived && p->at <= target))
+    return NULL;
+  return insn;
+}
+
+/* With --counter-update=single, the first instruction of the target of
+   the branch CTL of a block whose taken edge is counted by SN, when it
+   may run before the increment instead of in the delay slot of a jump
+   after it, so that the increment leaves by its carry test (put_llsc's
+   SKIP_TO) and costs no more than a block's: slot_fill's instruction,
+   which must not write a register the increment uses.  Else NULL.  */
+
+const struct insn *
+single_leave_fill (const struct emitter *e, const struct insn *ctl,
+		   const struct snippet *sn)
+{
+  const struct insn *fill;
+
+  if (!e->single || sn->n_spill > 0)
+    return NULL;
+  fill = slot_fill (e, ctl->target, false);
+  if (fill == NULL || (fill->writes & snippet_uses (sn)) != 0)
+    return NULL;
+  return fill;
+}
+
+/* Write the counters of the branch edges of block B planned in P: the
+   taken edge's increment and the jump to the target (the inverted branch
+   skips them), then the fall-through edge's increment.  */
+
+static bool
+put_branch_edge_counts (struct cursor *c, const struct block *b,
+			const struct count_plan *p, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+
+  if (p->count_taken)
+    {
+      const struct insn *fill = slot_fill (e, ctl->target, false);
+      size_t block = (size_t) (b - e->a->cfg.blocks);
+      uint32_t past = e->insn_new[emit_word_index (e, ctl->target)] + 4;
+      if (fill == NULL && !e->single && p->taken_s.n_spill == 0)
+	{
+	  /* The increment leaves by a branch-likely to the target, with
+	     nothing in its slot: as many words as the increment and a
+	     jump back, one instruction fewer run.  */
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL,
+		       emit_map (e, ctl->target));
+	  if (c->failed)
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
+	}
+      else if (fill == NULL)
+	{
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
+	  if (!put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
+			      "the counter of a branch edge", errmsg))
+	    return false;
+	}
+      else if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
+	{
+	  /* The target's first instruction, then the increment that
+	     leaves past the copy of it there.  */
+	  if (!put_insn_body (c, fill, errmsg))
+	    return false;
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, past);
+	  if (c->failed)
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
+	}
+      else if (p->taken_s.n_spill > 0 || e->single)
+	{
+	  /* b past the copy of the target's first instruction, with
+	     another copy in its delay slot.  */
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL, 0);
+	  if (!put_jump_back (c, ctl, past, fill,
+			      "the counter of a branch edge", errmsg))
+	    return false;
+	}
+      else
+	{
+	  /* The increment leaves by a branch-likely past the copy of the
+	     target's first instruction, with another copy in its delay
+	     slot: as many words as the increment and a jump back.  */
+	  put_snippet (c, p->taken_counter, block, &p->taken_s, fill, past);
+	  if (c->failed)
+	    return reach_error (errmsg, ctl, "the counter of a branch edge",
+				"its target");
+	}
+      if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
+	{
+	  *errmsg = strdup ("internal error: layout and emission disagree "
+			    "on a branch edge");
+	  return false;
+	}
+    }
+  if (p->count_fall && p->fall_s.skip)
+    {
+      long w = emit_word_index (e, b->end);
+      put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
+		   &p->fall_s, code_insn_at (&e->a->code, b->end),
+		   e->insn_new[w] + 4);
+      if (c->failed)
+	return reach_error (errmsg, ctl, "the counter of a fall-through edge",
+			    "past its target");
+    }
+  else if (p->count_fall)
+    put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
+		 &p->fall_s, NULL, 0);
+  return true;
+}
+
+/* The probe stub: save every register the runtime's probe routines may
+   write (at, v0-v1, a0-a3, t0-t9, gp, ra, HI, LO; they use no FP
+   register), call the routine the runtime put in the slot the site's
+   word selects, with the run-time address of the original function and
+   the function's return address, restore, and return past the site's
+   word.  On entry ra points at that word and the site has saved the
+   function's own ra at 4(sp).  */
+
+static void
+put_probe_stub (struct cursor *c)
+{
+  const struct emitter *e = c->e;
+  uint32_t start = c->pc;
+  uint32_t anchor = start + 4 * 26;
+  uint32_t hi;
+  int32_t lo;
+  unsigned k;
+  static const uint8_t saved[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+				   13, 14, 15, 24, 25, 28, 31 };
+
+  split_hi_lo (e->probe_slots - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -112));
+  for (k = 0; k < sizeof saved; k++)
+    put (c, itype (OP_SW, REG_SP, saved[k], 16 + 4 * k));
+  put (c, (8 << 11) | 0x10);			/* mfhi t0 */
+  put (c, itype (OP_SW, REG_SP, 8, 92));
+  put (c, (8 << 11) | 0x12);			/* mflo t0 */
+  put (c, itype (OP_SW, REG_SP, 8, 96));
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, 0);
+  put (c, itype (OP_LUI, 0, 8, hi));			/* anchor: */
+  put (c, addu (8, 8, REG_RA));
+  put (c, itype (OP_LW, REG_SP, 9, 88));		/* t1: the word */
+  put (c, itype (OP_LW, 9, 4, 0));
+  put (c, itype (0x0c, 4, 10, 1));			/* andi t2,a0,1 */
+  put (c, (10 << 16) | (10 << 11) | (2 << 6));		/* sll t2,t2,2 */
+  put (c, addu (8, 8, 10));
+  put (c, itype (OP_LW, 8, REG_T9, (uint32_t) lo));
+  put (c, itype (OP_BEQ, REG_T9, 0, 6));		/* no routine yet */
+  put (c, itype (OP_ADDIU, 0, 10, (uint32_t) -2));
+  put (c, (4 << 21) | (10 << 16) | (4 << 11) | 0x24);	/* and a0,a0,t2 */
+  put (c, addu (4, 4, 9));
+  put (c, itype (OP_LW, REG_SP, 5, 116));
+  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, 0);
+  put (c, itype (OP_LW, REG_SP, 8, 92));
+  put (c, (8 << 21) | 0x11);				/* mthi t0 */
+  put (c, itype (OP_LW, REG_SP, 8, 96));
+  put (c, (8 << 21) | 0x13);				/* mtlo t0 */
+  for (k = 0; k < sizeof saved; k++)
+    put (c, itype (OP_LW, REG_SP, saved[k], 16 + 4 * k));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 112));
+  put (c, itype (OP_ADDIU, REG_RA, REG_RA, 4));
+  put (c, (REG_RA << 21) | 0x08);			/* jr ra */
+  put (c, 0);
+  (void) start;
+}
+
+/* The probe site of KIND (PROBE_ENTRY or PROBE_EXIT) at word W, in the
+   function that starts at FUNC (original address), with the stub copy
+   before it when the layout put one there (NEW_STUB).  */
+
+static void
+put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
+		bool new_stub)
+{
+  const struct emitter *e = c->e;
+  uint32_t word_addr;
+  int64_t off;
+
+  if (new_stub)
+    {
+      put (c, itype (OP_BEQ, 0, 0, 1 + PROBE_STUB_WORDS));	/* b over */
+      put (c, 0);
+      put_probe_stub (c);
+    }
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 4));
+  off = ((int64_t) e->probe_stub[w] - (int64_t) (c->pc + 4)) / 4;
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, (uint32_t) off));
+  put (c, 0);
+  word_addr = c->pc;
+  put (c, (func - word_addr) | (kind == PROBE_EXIT ? 1 : 0));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 4));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+}
+
+bool
+emit_text (struct emitter *e, unsigned char *out, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  struct cursor c = { e, out, e->text_addr, e->text_addr,
+		      e->a->obj.big_endian, { 0, 0, e->folded }, NULL, 0, 0,
+		      false };
+  bool ok = false;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      const struct count_plan *p = &e->plans[i];
+      bool over;
+
+      if (e->needs_pad[emit_word_index (e, b->start)])
+	{
+	  put (&c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
+	  put (&c, 0);
+	  put (&c, itype (OP_LW, REG_SP, REG_AT, 0));
+	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
+	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+	}
+      if (c.pc != e->map[emit_word_index (e, b->start)])
+	{
+	  if (asprintf (errmsg, "internal error: layout and emission "
+			"disagree at 0x%08x", b->start) < 0)
+	    *errmsg = NULL;
+	  goto done;
+	}
+      if (e->probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
+	{
+	  long ws = emit_word_index (e, b->start);
+	  put_probe_site (&c, ws, PROBE_ENTRY, b->start,
+			  e->probe_new_stub[ws]);
+	  e->n_probes++;
+	  e->n_probe_stubs += e->probe_new_stub[ws];
+	}
+      if (p->iv && p->iv_stack)
+	{
+	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+	  put (&c, itype (OP_SW, REG_SP, p->iv_reg, 0));
+	}
+      else if (p->iv)
+	put (&c, addu (p->iv_save, p->iv_reg, 0));
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, at);
+	  long w = emit_word_index (e, at);
+	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump)
+	    {
+	      /* Leave by the branch: to its target, with its slot (first,
+		 for a single-thread increment).  */
+	      const struct insn *slot = code_insn_at (&a->code, at + 4);
+	      if (e->single && !put_insn_body (&c, slot, errmsg))
+		goto done;
+	      put_snippet (&c, i, i, &p->s, e->single ? NULL : slot,
+			   emit_map (e, insn->target));
+	      if (c.failed)
+		{
+		  reach_error (errmsg, insn, "an increment", "its target");
+		  goto done;
+		}
+	      break;
+	    }
+	  if (at == p->at && !p->edge && !p->derived && !p->iv)
+	    {
+	      put_snippet (&c, i, i, &p->s,
+			   p->s.hoist || p->s.skip ? insn : NULL, 0);
+	      if (p->s.hoist || p->s.skip)
+		continue;
+	    }
+	  if (e->probe[w] & PROBE_EXIT)
+	    {
+	      bool reuse = (e->probe[w] & PROBE_ENTRY) != 0;
+	      put_probe_site (&c, w, PROBE_EXIT,
+			      a->cfg.funcs[b->func].entry,
+			      !reuse && e->probe_new_stub[w]);
+	      e->n_probes++;
+	      e->n_probe_stubs += !reuse && e->probe_new_stub[w];
+	    }
+	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
+	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
+	  if (e->sys_hook[emit_word_index (e, at)])
+	    put_syscall_hook (&c);
+	  if (gotref_before_words (e, w) != 0)
+	    put_gotref (&c, code_insn_at (&a->code, at + 4), w + 1);
+	  if (insn == NULL)
+	    {
+	      *errmsg = strdup ("internal error: a block word has no record");
+	      goto done;
+	    }
+	  if (!put_prologue_part (&c, insn) && !put_insn (&c, insn, errmsg))
+	    goto done;
+	}
+      if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
+	goto done;
+      if (p->iv)
+	put_loop_exit (&c, i, p);
+      if (!p->edge && !p->derived && p->at == b->end)
+	put_snippet (&c, i, i, &p->s, NULL, 0);
+      if ((p->count_taken || p->count_fall)
+	  && !put_branch_edge_counts (&c, b, p, errmsg))
+	goto done;
+      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, c.pc, &c.isl,
+		      &over))
+	put_island (&c, over);
+      if (c.failed)
+	{
+	  if (asprintf (errmsg, "0x%08x: the carry paths of the counters "
+			"cannot be placed within reach", b->start) < 0)
+	    *errmsg = NULL;
+	  goto done;
+	}
+    }
+  if (c.pc != e->text_addr + e->text_size)
+    {
+      *errmsg = strdup ("internal error: layout and emission disagree");
+      goto done;
+    }
+  ok = true;
+
+ done:
+  free (c.carries);
+  return ok;
+}
+
+void
+emit_free (struct emitter *e)
+{
+  free (e->counts);
+  free (e->section_base);
+  free (e->map);
+  free (e->insn_new);
+  free (e->gotref_slot);
+  free (e->gotref_form);
+  free (e->gp_valid);
+  free (e->t9_valid);
+  free (e->gp_saved);
+  free (e->long_kind);
+  free (e->long_reg);
+  free (e->long_slot);
+  free (e->entered);
+  free (e->in_llsc);
+  free (e->retarget);
+  free (e->invert);
+  free (e->edge_ok);
+  free (e->xlate);
+  free (e->sys_hook);
+  free (e->window_slot);
+  free (e->window_blocks);
+  free (e->edge_owner);
+  free (e->pad);
+  free (e->needs_pad);
+  free (e->plans);
+  free (e->returns);
+  free (e->probe);
+  free (e->probe_stub);
+  free (e->probe_new_stub);
+  free (e->past_probe);
+  derive_free (&e->derive);
+  free (e->got.new_values);
+  free (e->got.target_of);
+  memset (e, 0, sizeof *e);
+}

@@ -1,0 +1,598 @@
+/* got.c -- the new GOT, the forms of the GOT references, and the
+   run-time translation of indirect jumps.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* The new GOT entry that holds the new address of the original code
+   address TARGET, added if needed; (uint32_t) -1 when out of memory.  */
+
+uint32_t
+got_target_entry (struct new_got *g, uint32_t target)
+{
+  for (uint32_t k = 0; k < g->n_targets; k++)
+    if (g->target_of[k] == target)
+      return g->n_fixed + k;
+  if (g->n_targets == g->alloc_targets)
+    {
+      uint32_t n = g->alloc_targets ? 2 * g->alloc_targets : 256;
+      uint32_t *v = realloc (g->target_of, n * sizeof *v);
+      if (v == NULL)
+	return (uint32_t) -1;
+      g->target_of = v;
+      g->alloc_targets = n;
+    }
+  g->target_of[g->n_targets++] = target;
+  g->n_new = g->n_fixed + g->n_targets;
+  return g->n_new - 1;
+}
+
+/* The counter chunks and the got-ref addius, with new GOT entries for
+   their targets.  */
+
+bool
+plan_got (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct mips_object *obj = &a->obj;
+  struct new_got *g = &e->got;
+
+  g->n_old_local = obj->dyn.local_gotno;
+  g->n_old = obj->got_size / 4;
+  /* The counters of the blocks, then those of the branch edges.  */
+  g->n_chunks = (uint32_t) (((a->cfg.n_blocks + 2 * e->n_edge_candidates)
+			     * 8 + 0xffff) / 0x10000);
+  if (g->n_chunks == 0)
+    g->n_chunks = 1;
+  g->n_fixed = g->n_chunks + 3;
+  g->n_new = g->n_fixed;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      uint32_t k;
+      long w;
+      if (r->type != RELOC_GOT_REF)
+	continue;
+      k = got_target_entry (g, r->target);
+      if (k == (uint32_t) -1)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      w = emit_word_index (e, r->aux);
+      if (w < 0)
+	continue;
+      if (e->gotref_slot[w] != 0 && e->gotref_slot[w] != k + 1)
+	{
+	  if (asprintf (errmsg, "0x%08x: one addiu computes two code "
+			"addresses", r->aux) < 0)
+	    *errmsg = NULL;
+	  return false;
+	}
+      e->gotref_slot[w] = k + 1;
+    }
+  return true;
+}
+
+/* Check that the new GOT still fits gp's reach and allocate its new
+   values.  */
+
+bool
+finish_got (struct emitter *e, char **errmsg)
+{
+  struct new_got *g = &e->got;
+
+  if ((uint64_t) 4 * (g->n_old + g->n_new) > 0xfff0 + 4)
+    {
+      *errmsg = strdup ("the GOT would outgrow gp's 64 KiB reach");
+      return false;
+    }
+  g->new_values = calloc (g->n_new + 1, sizeof *g->new_values);
+  if (g->new_values == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  return true;
+}
+
+/* Mark in e->entered every word that control can reach other than by
+   falling into it: branch targets and code addresses of the table.  */
+
+void
+mark_entered (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+  const struct reloc_table *t = &e->a->relocs;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	long w;
+	if (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
+	    && insn->kind != INSN_CALL)
+	  continue;
+	w = emit_word_index (e, insn->target);
+	if (w >= 0)
+	  e->entered[w] = 1;
+      }
+  for (size_t k = 0; k < t->n_entries; k++)
+    {
+      long w = emit_word_index (e, t->entries[k].target);
+      if (w >= 0)
+	e->entered[w] = 1;
+    }
+  for (size_t k = 0; k < e->a->n_landing_pads; k++)
+    {
+      long w = emit_word_index (e, e->a->landing_pads[k]);
+      if (w >= 0)
+	e->entered[w] = 1;
+    }
+}
+
+/* The instruction that last writes REG before INSN runs, searching back
+   through straight code, into the previous block when that one falls
+   through (with the delay slot of a conditional branch, which runs on
+   both paths) and nothing else jumps in between; NULL if not found.  */
+
+static const struct insn *
+last_writer (const struct emitter *e, const struct insn *insn, unsigned reg)
+{
+  uint32_t a = insn->addr;
+
+  for (int n = 0; n < 64 && a >= 4; n++)
+    {
+      const struct insn *p;
+      long w = emit_word_index (e, a);
+
+      if (w < 0 || e->entered[w])
+	return NULL;
+      a -= 4;
+      p = code_insn_at (&e->a->code, a);
+      if (p == NULL || p->kind == INSN_INVALID
+	  || (p->kind != INSN_OTHER
+	      && (p->kind != INSN_BRANCH || (p->flags & INSN_F_LIKELY))))
+	return NULL;
+      if (p->writes & R (reg))
+	return p;
+    }
+  return NULL;
+}
+
+/* The GOT slot index that INSN, a `lw x,off(gp)', loads, or -1.  */
+
+long
+got_load_slot (const struct emitter *e, const struct insn *insn)
+{
+  return got_slot (&e->a->obj, insn);
+}
+
+/* True if t9 holds the original code address TARGET when the branch
+   INSN runs: its last write loads TARGET from the GOT or is a GOT
+   reference to TARGET.  */
+
+bool
+t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
+{
+  const struct insn *p = last_writer (e, insn, REG_T9);
+
+  return p != NULL && target != 0 && t9_const_step (e, 0, p) == target;
+}
+
+/* True if register REG holds a new code address (or data) when INSN
+   runs because its last write loads it from the GOT (whose code
+   addresses are all new) or is a GOT reference that the copy turns
+   into such a load.  */
+
+static bool
+reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
+{
+  const struct insn *p = last_writer (e, insn, reg);
+
+  return p != NULL && (e->gotref_slot[emit_word_index (e, p->addr)] != 0
+		       || got_load_slot (e, p) >= 0);
+}
+
+/* The blocks that lead into each block of a CFG, for got_on_all_paths:
+   those whose branch, jump or fall goes there (FIRST[i] ... FIRST[i +
+   1] - 1 in FROM), and whether anything else can enter it (OUTSIDE: a
+   function entry, a code address of the relocation table, a landing
+   pad).  */
+struct preds
+{
+  uint32_t *first, *from;
+  unsigned char *outside;
+};
+
+static void
+preds_free (struct preds *p)
+{
+  free (p->first);
+  free (p->from);
+  free (p->outside);
+}
+
+/* Fill P for E's CFG.  False when out of memory.  */
+
+static bool
+preds_build (const struct emitter *e, struct preds *p)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  size_t n = cfg->n_blocks, n_edges = 0;
+  long k;
+
+  p->first = calloc (n + 2, sizeof *p->first);
+  p->outside = calloc (n + 1, 1);
+  for (size_t i = 0; i < n; i++)
+    n_edges += cfg->blocks[i].n_succ;
+  p->from = malloc ((n_edges + 1) * sizeof *p->from);
+  if (p->first == NULL || p->outside == NULL || p->from == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t s = 0; s < cfg->blocks[i].n_succ; s++)
+      p->first[cfg->blocks[i].succ[s] + 1]++;
+  for (size_t i = 0; i < n; i++)
+    p->first[i + 1] += p->first[i];
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t s = 0; s < cfg->blocks[i].n_succ; s++)
+      p->from[p->first[cfg->blocks[i].succ[s]]++] = (uint32_t) i;
+  for (size_t i = n; i > 0; i--)
+    p->first[i] = p->first[i - 1];
+  p->first[0] = 0;
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    if ((k = cfg_block_starting (cfg, cfg->funcs[f].entry)) >= 0)
+      p->outside[k] = 1;
+  for (size_t i = 0; i < e->a->relocs.n_entries; i++)
+    if ((k = cfg_block_starting (cfg, e->a->relocs.entries[i].target)) >= 0)
+      p->outside[k] = 1;
+  for (size_t i = 0; i < e->a->n_landing_pads; i++)
+    if ((k = cfg_block_starting (cfg, e->a->landing_pads[i])) >= 0)
+      p->outside[k] = 1;
+  return true;
+}
+
+/* Whether, on every way control reaches address AT of block BI (P its
+   CFG's predecessors), the last write of register REG before it loads
+   it from the GOT or is a GOT reference that the copy turns into such a
+   load (as reg_from_got, through branches and falls: GCC shares the
+   call at the end of two paths that load different GOT slots).  At
+   most *BUDGET blocks are looked at.  */
+
+static bool
+got_on_all_paths (const struct emitter *e, const struct preds *p,
+		  size_t bi, uint32_t at, unsigned reg, int *budget)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  const struct block *b = &cfg->blocks[bi];
+
+  if (--*budget < 0)
+    return false;
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q = code_insn_at (code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID)
+	return false;
+      if (q->writes & R (reg))
+	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
+	       || got_load_slot (e, q) >= 0;
+    }
+  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
+    return false;
+  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
+    {
+      const struct block *from = &cfg->blocks[p->from[k]];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, from, &slot);
+      /* A call's successor is its return point; a branch-likely's
+	 slot runs on one of its ways only.  */
+      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
+	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	  || (ctl != NULL && slot == NULL)
+	  || !got_on_all_paths (e, p, p->from[k], from->end, reg, budget))
+	return false;
+    }
+  return true;
+}
+
+/* Whether, on every way control reaches address AT of block BI (P its
+   CFG's predecessors), gp is valid (gp_valid) or the program itself
+   has read gp as a base (a GOT load, say) since its last write of gp
+   and the last call: the compiler trusts gp there, so it holds the
+   object's gp where gp_dataflow cannot tell (after a reload through a
+   frame pointer, `lw gp,16(s8)').  At most *BUDGET blocks are looked
+   at.  */
+
+static bool
+gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
+			 const struct object_symbol *const *dyn, size_t n_dyn,
+			 size_t bi, uint32_t at, int *budget)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  const struct block *b = &cfg->blocks[bi];
+
+  if (--*budget < 0)
+    return false;
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q;
+      if (x < b->end && e->gp_valid[emit_word_index (e, x)])
+	return true;
+      q = code_insn_at (code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID || (q->writes & R (REG_GP)))
+	return false;
+      if (has_base (q) && q->rs == REG_GP)
+	return true;
+    }
+  if (e->gp_valid[emit_word_index (e, b->start)])
+    return true;
+  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
+    return false;
+  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
+    {
+      const struct block *from = &cfg->blocks[p->from[k]];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, from, &slot);
+      /* Nothing comes back from a call that never returns
+	 (__stack_chk_fail, say).  */
+      if ((from->flags & BLOCK_F_CALL)
+	  && (calls_noreturn (e, e->returns, from)
+	      || calls_noreturn_import (e, from, dyn, n_dyn)))
+	continue;
+      /* A call's successor is its return point, with the callee's gp;
+	 a branch-likely's slot runs on one of its ways only.  */
+      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
+	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	  || (ctl != NULL && slot == NULL)
+	  || !gp_trusted_on_all_paths (e, p, dyn, n_dyn, p->from[k],
+				       from->end, budget))
+	return false;
+    }
+  return true;
+}
+
+/* Decide how each got-ref addiu is rewritten (e->gotref_form): as a
+   load of its new GOT entry from gp where gp is valid; elsewhere from
+   the page register itself plus the distance from the page to the new
+   address, or from the GOT through the gp saved in the frame.  gp need
+   not be valid at the addiu: GCC loads a page once, before a loop say,
+   and adds %lo to it after calls, which leave gp clobbered (a callee
+   that tail-calls another object returns with that object's gp) until
+   the next `lw gp,K(sp)'.  An addiu in a delay slot is written before
+   its branch.  Needs the live sets.  */
+
+bool
+plan_gotref_forms (struct emitter *e, char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  struct preds pr = { NULL, NULL, NULL };
+  const struct object_symbol **dyn = NULL;
+  size_t n_dyn = 0;
+  bool have_preds = false, ok = false;
+
+  e->n_gotref_nogp = e->n_gotref_unsafe = 0;
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	const struct insn *ctl = NULL;
+	long w = emit_word_index (e, insn->addr);
+	const struct block *b;
+	uint32_t at = insn->addr;
+	uint64_t dead;
+	unsigned form;
+	int budget = 16;
+
+	if (w < 0 || e->gotref_slot[w] == 0)
+	  continue;
+	e->gotref_form[w] = GOTREF_GP;
+	if (e->fixed_address || e->gp_valid[w])
+	  continue;
+	if (!have_preds)
+	  {
+	    have_preds = true;
+	    dyn = object_dynsyms_by_index (&e->a->obj, &n_dyn);
+	    if (!preds_build (e, &pr) || dyn == NULL)
+	      {
+		*errmsg = strdup ("out of memory");
+		goto out;
+	      }
+	  }
+	b = cfg_block_at (cfg, insn->addr);
+	if (b == NULL)
+	  continue;
+	if (gp_trusted_on_all_paths (e, &pr, dyn, n_dyn,
+				     (size_t) (b - cfg->blocks), insn->addr,
+				     &budget))
+	  continue;
+	e->n_gotref_nogp++;
+	form = 0;
+	if (insn->flags & INSN_F_SLOT)
+	  {
+	    /* The slot of a branch, jump or call that neither reads y nor
+	       writes x or y, which nothing enters: it runs first (after
+	       the run-time translation of an indirect jump's register,
+	       which is not y).  */
+	    ctl = code_insn_at (code, insn->addr - 4);
+	    if (ctl == NULL || e->entered[w] || e->in_llsc[w - 1]
+		|| (ctl->flags & INSN_F_LIKELY)
+		|| (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP
+		    && ctl->kind != INSN_CALL && ctl->kind != INSN_IJUMP
+		    && ctl->kind != INSN_ICALL)
+		|| (ctl->reads & R (insn->rt))
+		|| (ctl->writes & (R (insn->rt) | R (insn->rs))))
+	      goto unsafe;
+	    at = ctl->addr;
+	    form = GOTREF_F_BEFORE;
+	  }
+	if (e->in_llsc[w])
+	  goto unsafe;
+	if (insn->rt != insn->rs)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_ADD);
+	    continue;
+	  }
+	if (e->gp_saved[w] >= 0 && insn->rt != REG_SP)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_SAVED);
+	    continue;
+	  }
+	dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at)
+	       & ~(R (insn->rt) | R (insn->rs));
+	if (ctl != NULL)
+	  dead &= ~(ctl->reads | ctl->writes);
+	if (dead_reg (dead) != 0)
+	  {
+	    e->gotref_form[w] = (uint8_t) (form | GOTREF_TMP
+					   | (dead_reg (dead) << 3));
+	    continue;
+	  }
+      unsafe:
+	/* Left as it was: right only if gp is valid after all.  */
+	e->n_gotref_unsafe++;
+      }
+  ok = true;
+ out:
+  if (have_preds)
+    preds_free (&pr);
+  free (dyn);
+  return ok;
+}
+
+/* A malloc'd array saying for every code word of E whether it is the
+   jump of a switch table the relocation table knows, or NULL when out
+   of memory.  */
+
+unsigned char *
+table_jumps (const struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  unsigned char *table_jr = calloc (e->n_words + 1, 1);
+
+  for (size_t k = 0; table_jr != NULL && k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      if (r->type == RELOC_JUMP_TABLE)
+	{
+	  long w = emit_word_index (e, r->aux2);
+	  if (w < 0)
+	    continue;
+	  if (table_jr[w] == 0)
+	    table_jr[w] = TABLE_JR_PROVEN;
+	  if ((r->flags & RELOC_F_UNPROVEN) && r->via == VIA_GPREL)
+	    table_jr[w] = TABLE_JR_GPREL;
+	}
+    }
+  return table_jr;
+}
+
+/* True if the program itself reads gp in block B before the word at AT
+   and nothing writes gp in between: a switch table's `addu x,y,gp'
+   just before its jump, where the gp dataflow lost track (a gp
+   restored through the frame pointer, say).  The program relies on gp
+   there, so the translation may too: every gp the copy computes is the
+   new one.  */
+
+static bool
+gp_read_before (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  while (at > b->start)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, at -= 4);
+      if (insn == NULL || (insn->writes & R (REG_GP)))
+	return false;
+      if (insn->reads & R (REG_GP))
+	return true;
+    }
+  return false;
+}
+
+bool
+plan_translations (struct emitter *e, char **errmsg)
+{
+  const struct analysis *a = e->a;
+  const struct code *code = &a->code;
+  unsigned char *table_jr = table_jumps (e);
+  unsigned char *guarded = analysis_unknown_entries (a);
+  struct preds pr = { NULL, NULL, NULL };
+  bool have_preds = preds_build (e, &pr);
+  bool ok = true;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	long w = (long) (e->section_base[s] + i);
+	const struct block *b;
+	struct snippet *sn = &e->xlate[w];
+	int budget = 16;
+	bool guard;
+
+	sn->kind = 0xff;
+	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
+	  continue;
+	b = cfg_block_at (&a->cfg, insn->addr);
+	guard = insn->kind == INSN_IJUMP
+		&& ((table_jr != NULL && table_jr[w] == TABLE_JR_GPREL)
+		    || (guarded != NULL && b != NULL && guarded[b->func]));
+	if (!guard
+	    && ((table_jr != NULL && table_jr[w] != 0)
+		|| reg_from_got (e, insn, insn->rs)))
+	  continue;
+	if (!guard && b != NULL && have_preds
+	    && got_on_all_paths (e, &pr, (size_t) (b - a->cfg.blocks),
+				 insn->addr, insn->rs, &budget))
+	  continue;
+	/* A fixed-address object's translation needs no gp (put_xlate):
+	   leaf functions without a gp prologue call through pointers
+	   too, and a jump into the original code there runs it with
+	   the switch tables already rewritten for the new.  */
+	if (b == NULL
+	    || (!e->gp_valid[w] && !e->fixed_address
+		&& !(guard && gp_read_before (e, b, insn->addr)))
+	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
+	  {
+	    if (guard)
+	      {
+		/* Its target may be a gp-relative word that nothing
+		   rewrote: it would land in the new segment's data.  */
+		ok = false;
+		if (asprintf (errmsg, "0x%08x: an indirect jump that"
+			      " may go through a switch table of gp-relative"
+			      " words cannot be translated (no valid gp"
+			      " there)", insn->addr) < 0)
+		  *errmsg = NULL;
+		goto out;
+	      }
+	    e->n_xlate_skipped++;
+	    continue;
+	  }
+	sn->kind = COUNT_GP;
+	choose_regs (sn, free_scratch (e, cfg_live_at (code, &a->cfg, b,
+							insn->addr),
+				       insn->addr),
+		     2, 0, R (insn->rs) | R (REG_RA));
+	sn->guard = guard;
+	e->n_xlate++;
+	e->n_xlate_guarded += guard;
+      }
+ out:
+  free (table_jr);
+  free (guarded);
+  preds_free (&pr);
+  return ok;
+}

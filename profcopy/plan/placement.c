@@ -1,0 +1,851 @@
+/* placement.c -- where each block's counter increment goes and with
+   which registers, and the window of counters right after the new GOT.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* Choose NEED scratch registers from the dead set DEAD (MUST: a
+   register that has to be one of them, or 0), saving live ones.  */
+
+void
+choose_regs (struct snippet *p, uint64_t dead, unsigned need,
+	     unsigned must, uint64_t avoid)
+{
+  unsigned k = 0;
+
+  dead &= ~avoid;
+  p->n_spill = 0;
+  if (must != 0)
+    {
+      p->regs[k++] = (uint8_t) must;
+      if (!(dead & R (must)))
+	p->spill[p->n_spill++] = (uint8_t) must;
+      dead &= ~R (must);
+    }
+  for (size_t i = 0; k < need && i < sizeof scratch_order; i++)
+    if (scratch_order[i] != must && (dead & R (scratch_order[i])))
+      p->regs[k++] = scratch_order[i];
+  for (size_t i = 0; k < need && i < sizeof scratch_order; i++)
+    {
+      unsigned r = scratch_order[i];
+      bool used = r == must || (avoid & R (r));
+      for (unsigned j = 0; j < k; j++)
+	used |= p->regs[j] == r;
+      if (!used && r != REG_RA)
+	{
+	  p->regs[k++] = (uint8_t) r;
+	  p->spill[p->n_spill++] = (uint8_t) r;
+	}
+    }
+}
+
+/* True if the point before the word at AT of block B (or after B's
+   last word, AT being B's end) lies inside an ll/sc sequence.  */
+
+static bool
+point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  const struct insn *last;
+
+  if (at < b->end)
+    return e->in_llsc[emit_word_index (e, at)];
+  last = code_insn_at (&e->a->code, at - 4);
+  return e->in_llsc[emit_word_index (e, at - 4)] && last != NULL
+	 && last->op != OP_SC;
+}
+
+/* R (REG_T9) if t9 holds the function's entry at AT of a
+   position-independent object: a counter later on may count through
+   it, so no code added there may take t9 as scratch; else 0.  */
+
+uint64_t
+keep_t9 (const struct emitter *e, uint32_t at)
+{
+  long w = emit_word_index (e, at);
+
+  return !e->fixed_address && w >= 0 && e->t9_valid[w] ? R (REG_T9) : 0;
+}
+
+/* The registers that code added at AT may use as scratch, LIVE being
+   the program's live registers there: the dead scratch registers, less
+   t9 where keep_t9 keeps it.  */
+
+uint64_t
+free_scratch (const struct emitter *e, uint64_t live, uint32_t at)
+{
+  return ~live & SCRATCH_MASK & ~keep_t9 (e, at);
+}
+
+/* Plan the increment of SNIPPET on the way into the block at TARGET,
+   with gp valid or not (GP), with EXTRA more scratch registers than an
+   increment's, none of them in AVOID.  */
+
+void
+plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
+		   bool gp, unsigned extra, uint64_t avoid)
+{
+  const struct block *t = cfg_block_at (&e->a->cfg, target);
+  uint64_t dead = t != NULL ? free_scratch (e, t->live_in, target) : 0;
+  unsigned need = LLSC_REGS + extra;
+
+  dead &= ~avoid;
+  if (e->fixed_address)
+    {
+      sn->kind = COUNT_ABS;
+      choose_regs (sn, dead, need, 0, avoid);
+    }
+  else if (gp)
+    {
+      sn->kind = COUNT_GP;
+      choose_regs (sn, dead, need, 0, avoid);
+    }
+  else if (keep_t9 (e, target) != 0 && (unsigned) popcount64 (dead) >= need)
+    {
+      sn->kind = COUNT_T9;
+      choose_regs (sn, dead, need, 0, avoid | R (REG_T9));
+    }
+  else if (t != NULL && e->gp_saved[emit_word_index (e, t->start)] >= 0)
+    {
+      sn->kind = COUNT_SAVED_GP;
+      sn->saved_gp = e->gp_saved[emit_word_index (e, t->start)];
+      choose_regs (sn, dead, need, 0, avoid);
+    }
+  else
+    {
+      sn->kind = COUNT_PC;
+      choose_regs (sn, dead, need + 1, REG_RA, avoid);
+    }
+}
+
+/* Plan block B, all of whose points lie inside an ll/sc sequence, to be
+   counted on its outgoing edges, which must leave the sequence.  */
+
+static bool
+plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
+	    char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  bool gp;
+
+  if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
+      || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
+      || emit_word_index (e, ctl->target) < 0
+      || e->in_llsc[emit_word_index (e, ctl->target)])
+    {
+      if (asprintf (errmsg, "0x%08x: a block inside an ll/sc sequence "
+		    "cannot be counted", b->start) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
+  p->edge = true;
+  p->at = b->end;
+  p->has_fall = ctl->kind == INSN_BRANCH;
+  p->has_taken = true;
+  if (p->has_fall)
+    plan_edge_snippet (e, &p->s, b->end, gp, 0, 0);
+  plan_edge_snippet (e, &p->taken, ctl->target, gp, 0, 0);
+  return true;
+}
+
+/* True if the instruction INSN, a copy of which may run twice, gives
+   the same result the second time: a plain integer operation or load
+   that reads nothing it writes.  */
+
+static bool
+rerunnable (const struct insn *insn)
+{
+  static const uint8_t special[] = {
+    0x00, 0x02, 0x03, 0x04, 0x06, 0x07,		/* shifts */
+    0x10, 0x12,					/* mfhi, mflo */
+    0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2a, 0x2b	/* addu ... sltu */
+  };
+  bool ok = false;
+
+  if (insn->kind != INSN_OTHER || insn->freads != 0 || insn->fwrites != 0
+      || (insn->reads & insn->writes) != 0 || (insn->flags & INSN_F_STORE))
+    return false;
+  switch (insn->op)
+    {
+    case 0x00:
+      for (size_t i = 0; i < sizeof special; i++)
+	ok |= (insn->word & 0x3f) == special[i];
+      break;
+    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e:
+    case 0x0f:					/* addiu ... lui */
+    case 0x20: case 0x21: case 0x23: case 0x24: case 0x25:	/* loads */
+      ok = true;
+      break;
+    default:
+      break;
+    }
+  return ok;
+}
+
+/* True if INSN may run in the delay slot of a branch-likely, once, in
+   place of where it stands: an integer instruction that transfers no
+   control and that neither traps on purpose, nor calls the system, nor
+   takes part in an ll/sc sequence or a cache operation, nor is one the
+   kernel may have to emulate (rdhwr, floating point without an FPU).  */
+
+bool
+movable (const struct insn *insn)
+{
+  unsigned funct = insn->word & 0x3f;
+
+  if (insn->kind != INSN_OTHER || insn->freads != 0 || insn->fwrites != 0
+      || (insn->flags & INSN_F_TRAP))
+    return false;
+  switch (insn->op)
+    {
+    case 0x00:			/* SPECIAL, but for movf/movt, syscall,
+				   break, sync and the traps */
+      return funct != 0x01 && funct != 0x0c && funct != 0x0d
+	     && funct != 0x0f && !(funct >= 0x30 && funct <= 0x36);
+    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e:
+    case 0x0f:			/* addiu ... lui */
+    case 0x1c:			/* SPECIAL2: mul, madd, clz ..., not sdbbp */
+      return funct != 0x3f;
+    case 0x1f:			/* SPECIAL3: ext, ins, seb ..., not rdhwr,
+				   which the kernel may emulate */
+      return funct != 0x3b;
+    case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25:
+    case 0x26:			/* lb ... lwr */
+    case 0x28: case 0x29: case 0x2a: case 0x2b: case 0x2e: /* stores */
+      return true;
+    default:
+      return false;
+    }
+}
+
+/* True if the instruction at AT of block B could go into the delay slot
+   of the increment S planned just before it (see put_llsc): no register
+   saved around it, an instruction that may run again after a failed
+   store-conditional without harm (AGAIN: the slot of the retry branch)
+   or that may run in the slot of a branch-likely (else), that writes
+   neither the increment's registers nor sp, fp, gp or ra (nor, as a
+   load, a callee-saved register: the unwind tables may restore it
+   there), and that no probe goes in front of.  */
+
+static bool
+slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
+	   const struct snippet *s, bool again)
+{
+  const struct code *code = &e->a->code;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  const struct insn *insn;
+  uint64_t avoid = R (REG_SP) | R (REG_FP) | R (REG_GP) | R (REG_RA);
+  long w;
+
+  if (s->n_spill > 0 || at >= b->end || (ctl != NULL && at >= ctl->addr))
+    return false;
+  w = emit_word_index (e, at);
+  insn = code_insn_at (code, at);
+  if (w < 0 || insn == NULL || e->probe[w] != 0 || e->in_llsc[w]
+      || (e->gotref_slot[w] != 0 && e->gotref_form[w] != GOTREF_GP)
+      || gotref_before_words (e, w) != 0
+      || !(again ? rerunnable (insn) : movable (insn)))
+    return false;
+  for (unsigned k = 0; k < 3; k++)
+    avoid |= R (s->regs[k]);
+  if (insn->flags & INSN_F_LOAD)
+    avoid |= R (16) | R (17) | R (18) | R (19) | R (20) | R (21) | R (22)
+	     | R (23);
+  return (insn->writes & avoid) == 0;
+}
+
+/* slot_fits for the slot of the retry branch.  */
+
+static bool
+hoist_fits (const struct emitter *e, const struct block *b, uint32_t at,
+	    const struct snippet *s)
+{
+  return slot_fits (e, b, at, s, true);
+}
+
+/* True if gp is valid at the point before the word at AT of block B
+   (or after B's last word, AT being B's end).  */
+
+static bool
+gp_at_point (const struct emitter *e, const struct block *b, uint32_t at)
+{
+  const struct insn *last;
+
+  if (at < b->end)
+    return e->gp_valid[emit_word_index (e, at)];
+  last = code_insn_at (&e->a->code, at - 4);
+  return last != NULL
+	 && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
+}
+
+/* The last point of block B over CODE where a count may go: its
+   control instruction (the count goes before it), its end when it has
+   none, its start when the control's delay slot is not in it.  */
+
+static uint32_t
+scan_limit (const struct code *code, const struct block *b)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+
+  if (ctl == NULL)
+    return b->end;
+  return slot == NULL ? b->start : ctl->addr;
+}
+
+/* True if the count may not move past the instruction at AT of CODE:
+   one that may not come back (a system call such as exit, a trap).  */
+
+static bool
+ends_count_scan (const struct code *code, uint32_t at)
+{
+  const struct insn *insn = code_insn_at (code, at);
+
+  return insn == NULL || insn->kind == INSN_INVALID
+	 || (insn->flags & INSN_F_TRAP)
+	 || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL);
+}
+
+/* DEAD without the registers the instruction at AT of block B writes
+   (hoistable's condition), when that leaves NEED of them.  */
+
+static uint64_t
+spare_next (const struct emitter *e, const struct block *b, uint32_t at,
+	    uint64_t dead, unsigned need)
+{
+  const struct insn *insn = at < b->end ? code_insn_at (&e->a->code, at)
+			    : NULL;
+
+  if (insn != NULL && popcount64 (dead & ~insn->writes) >= (int) need)
+    dead &= ~insn->writes;
+  return dead;
+}
+
+/* Plan the counter increment of block B.  */
+
+bool
+plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
+	    char **errmsg)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t limit = scan_limit (code, b);
+  uint32_t first_gp = 0, first_t9 = 0, t9_free = 0;
+  bool have_gp = false, have_t9 = false, have_t9_free = false;
+  bool have_t9_fit = false;
+  bool have_saved = false;	/* A point with gp saved in the frame and
+				   enough free registers.  */
+  uint32_t saved_at = 0;
+  struct snippet fit;		/* The first point with enough registers,
+				   used if none lets the next instruction
+				   into the delay slot.  */
+  uint32_t fit_at = 0;
+  bool have_fit = false;
+
+  for (uint32_t at = b->start; at <= limit; at += 4)
+    {
+      bool gp;
+      uint64_t dead;
+
+      if (point_in_llsc (e, b, at))
+	continue;
+      gp = gp_at_point (e, b, at);
+      if (!e->fixed_address && gp)
+	{
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
+	  if (!have_gp)
+	    {
+	      have_gp = true;
+	      first_gp = at;
+	    }
+	  if (popcount64 (dead) >= LLSC_REGS)
+	    {
+	      p->at = at;
+	      p->s.kind = COUNT_GP;
+	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
+			   LLSC_REGS, 0, 0);
+	      if (hoist_fits (e, b, at, &p->s))
+		return true;
+	      if (!have_fit)
+		{
+		  have_fit = true;
+		  fit = p->s;
+		  fit_at = at;
+		}
+	    }
+	}
+      if (!e->fixed_address && !gp && at < b->end && !have_saved
+	  && e->gp_saved[emit_word_index (e, at)] >= 0)
+	{
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
+	  if (popcount64 (dead) >= LLSC_REGS)
+	    {
+	      have_saved = true;
+	      saved_at = at;
+	    }
+	}
+      if (!e->fixed_address && !gp && at < b->end
+	  && e->t9_valid[emit_word_index (e, at)])
+	{
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
+	  if (!have_t9)
+	    {
+	      have_t9 = true;
+	      first_t9 = at;
+	    }
+	  if (!have_t9_fit && popcount64 (dead & ~R (REG_T9)) >= LLSC_REGS)
+	    {
+	      struct snippet t;
+	      memset (&t, 0, sizeof t);
+	      choose_regs (&t, spare_next (e, b, at, dead & ~R (REG_T9),
+					   LLSC_REGS),
+			   LLSC_REGS, 0, R (REG_T9));
+	      if (!have_t9_free || hoist_fits (e, b, at, &t))
+		t9_free = at;
+	      have_t9_free = true;
+	      have_t9_fit = hoist_fits (e, b, at, &t);
+	    }
+	}
+      if (e->fixed_address)
+	{
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
+	  if (popcount64 (dead) >= LLSC_REGS)
+	    {
+	      p->at = at;
+	      p->s.kind = COUNT_ABS;
+	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
+			   LLSC_REGS, 0, 0);
+	      if (hoist_fits (e, b, at, &p->s))
+		return true;
+	      if (!have_fit)
+		{
+		  have_fit = true;
+		  fit = p->s;
+		  fit_at = at;
+		}
+	    }
+	}
+      if (at < limit && ends_count_scan (code, at))
+	break;
+    }
+
+  if (have_fit)
+    {
+      p->at = fit_at;
+      p->s = fit;
+      return true;
+    }
+
+  /* t9-relative without saving registers beats gp-relative with.  */
+  if (have_t9_free || (have_t9 && !have_gp))
+    {
+      p->at = have_t9_free ? t9_free : first_t9;
+      p->s.kind = COUNT_T9;
+      choose_regs (&p->s,
+		   spare_next (e, b, p->at,
+			       free_scratch (e, cfg_live_at (code, cfg, b, p->at),
+					     p->at) & ~R (REG_T9), LLSC_REGS),
+		   LLSC_REGS, 0, R (REG_T9));
+      return true;
+    }
+  /* gp reloaded from the frame beats a saved ra or registers.  */
+  if (have_saved)
+    {
+      p->at = saved_at;
+      p->s.kind = COUNT_SAVED_GP;
+      p->s.saved_gp = e->gp_saved[emit_word_index (e, saved_at)];
+      choose_regs (&p->s,
+		   spare_next (e, b, saved_at,
+			       free_scratch (e, cfg_live_at (code, cfg, b,
+							     saved_at),
+					     saved_at), LLSC_REGS),
+		   LLSC_REGS, 0, 0);
+      return true;
+    }
+  if (have_gp)
+    {
+      p->at = first_gp;
+      p->s.kind = COUNT_GP;
+      choose_regs (&p->s,
+		   spare_next (e, b, first_gp,
+			       free_scratch (e, cfg_live_at (code, cfg, b,
+							     first_gp),
+					     first_gp), LLSC_REGS),
+		   LLSC_REGS, 0, 0);
+      return true;
+    }
+  if (point_in_llsc (e, b, b->start))
+    return plan_edges (e, b, p, errmsg);
+  p->at = b->start;
+  if (e->fixed_address)
+    {
+      p->s.kind = COUNT_ABS;
+      choose_regs (&p->s,
+		   spare_next (e, b, b->start, ~b->live_in & SCRATCH_MASK,
+			       LLSC_REGS),
+		   LLSC_REGS, 0, 0);
+    }
+  else
+    {
+      uint64_t dead = free_scratch (e, b->live_in, b->start);
+
+      p->s.kind = COUNT_PC;
+      choose_regs (&p->s,
+		   spare_next (e, b, b->start, dead & ~R (REG_RA), LLSC_REGS)
+		   | (dead & R (REG_RA)),
+		   LLSC_REGS + 1, REG_RA, 0);
+    }
+  return true;
+}
+
+/* True if the increment planned in P for block B takes the instruction
+   it precedes into its delay slot (slot_fits, AGAIN as there), which
+   nothing else (a translation, a long branch form) writes in its own
+   way.  */
+
+bool
+hoistable (const struct emitter *e, const struct block *b,
+	   const struct count_plan *p, bool again)
+{
+  long w;
+
+  if (p->edge || p->derived)
+    return false;
+  w = emit_word_index (e, p->at);
+  return w >= 0 && p->at < b->end && e->xlate[w].kind == 0xff
+	 && e->long_kind[w] == LONG_NONE
+	 && slot_fits (e, b, p->at, &p->s, again);
+}
+
+/* Plan the increment of block B (planned in P) as a window counter:
+   at a point of B where gp is valid, with one scratch register (one
+   the next instruction can go into the delay slot with, preferably).
+   False, P unchanged, when gp is valid nowhere before B's control.  */
+
+static bool
+plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t limit = scan_limit (code, b);
+  struct snippet fit, s;
+  uint32_t fit_at = 0;
+  bool have_fit = false;
+
+  for (uint32_t at = b->start; at <= limit; at += 4)
+    {
+      bool gp;
+      uint64_t dead;
+
+      if (point_in_llsc (e, b, at))
+	continue;
+      gp = gp_at_point (e, b, at);
+      if (gp)
+	{
+	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
+	  memset (&s, 0, sizeof s);
+	  s.kind = COUNT_WINDOW;
+	  choose_regs (&s, spare_next (e, b, at, dead, 1), 1, 0, 0);
+	  if (s.n_spill == 0 && hoist_fits (e, b, at, &s))
+	    {
+	      p->at = at;
+	      p->s = s;
+	      return true;
+	    }
+	  if (!have_fit || (fit.n_spill > 0 && s.n_spill == 0))
+	    {
+	      fit = s;
+	      fit_at = at;
+	      have_fit = true;
+	    }
+	}
+      if (at < limit && ends_count_scan (code, at))
+	break;
+    }
+  if (!have_fit)
+    return false;
+  p->at = fit_at;
+  p->s = fit;
+  return true;
+}
+
+/* GOT entries the layout may still add (for long branches) after the
+   window is sized; emit_window_fit mends the rare excess.  */
+#define WINDOW_GOT_MARGIN 1024
+
+/* Order of blocks by derive weight, heaviest first, then by index.  */
+
+static const uint32_t *window_weight;
+
+static int
+compare_by_weight (const void *pa, const void *pb)
+{
+  uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
+
+  if (window_weight[a] != window_weight[b])
+    return window_weight[a] > window_weight[b] ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* Number the window's blocks (those with a window_slot, any value) in
+   ascending order into window_slot and window_blocks.  */
+
+static void
+number_window (struct emitter *e)
+{
+  e->n_window = 0;
+  for (size_t i = 0; i < e->a->cfg.n_blocks + e->derive.n_edges; i++)
+    if (e->window_slot[i] >= 0)
+      {
+	e->window_slot[i] = (int32_t) e->n_window;
+	e->window_blocks[e->n_window++] = (uint32_t) i;
+      }
+}
+
+/* The increment planned for the counted branch edge K.  */
+
+struct snippet *
+edge_snippet (struct emitter *e, size_t k)
+{
+  struct count_plan *p = &e->plans[e->edge_owner[k] / 2];
+
+  return e->edge_owner[k] & 1 ? &p->fall_s : &p->taken_s;
+}
+
+uint32_t
+emit_window_entry (const struct emitter *e)
+{
+  return e->folded ? 4 : 8;
+}
+
+/* Give the hottest counters (of blocks and of branch edges, by derive's
+   weights) places in the window after the new GOT, as many as gp
+   reaches, and plan them so.  An edge's increment through gp (with no
+   register saved) becomes one off gp with the same first register.
+   False when out of memory.  */
+
+bool
+assign_window (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t n_got = e->got.n_old + e->got.n_new + WINDOW_GOT_MARGIN;
+  int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
+  size_t cap = room > 0 ? (size_t) (room / emit_window_entry (e)) : 0;
+  uint32_t *cand;
+  size_t n_cand = 0, n_win = 0;
+
+  if (e->fixed_address || e->derive.weight == NULL || cap == 0)
+    return true;
+  cand = malloc ((cfg->n_blocks + e->derive.n_edges + 1) * sizeof *cand);
+  if (cand == NULL)
+    return false;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct count_plan *p = &e->plans[i];
+      if (e->derive.measured[i] && !p->edge && !p->iv
+	  && p->s.kind == COUNT_GP)
+	cand[n_cand++] = (uint32_t) i;
+    }
+  /* Then the edges, all by weight: a hot edge's load saved is worth
+     more than a cold block's (the edges once came after every block:
+     sqlite3 0.3%, cpubench 0.3% more instructions).  */
+  for (size_t k = 0; k < e->derive.n_edges; k++)
+    {
+      const struct snippet *s = edge_snippet (e, k);
+      if (s->kind == COUNT_GP && s->n_spill == 0)
+	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
+    }
+  window_weight = e->derive.weight;
+  qsort (cand, n_cand, sizeof *cand, compare_by_weight);
+  for (size_t k = 0; k < n_cand && n_win < cap; k++)
+    if (cand[k] >= cfg->n_blocks)
+      {
+	/* regs[0] is a dead register; regs[1], kept, is the other one
+	   should the counter leave the window (emit_window_fit).  */
+	edge_snippet (e, cand[k] - cfg->n_blocks)->kind = COUNT_WINDOW;
+	e->window_slot[cand[k]] = 0;
+	n_win++;
+      }
+    else if (plan_window (e, &cfg->blocks[cand[k]], &e->plans[cand[k]]))
+      {
+	e->window_slot[cand[k]] = 0;
+	n_win++;
+      }
+  free (cand);
+  e->window_blocks = malloc ((n_win + 1) * sizeof *e->window_blocks);
+  if (e->window_blocks == NULL)
+    return false;
+  number_window (e);
+  return true;
+}
+
+/* The register the increment planned in P loads and stores (put_llsc's
+   R2).  */
+
+unsigned
+snippet_data_reg (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? p->regs[2]
+	  : p->kind == COUNT_WINDOW ? p->regs[0] : p->regs[1]);
+}
+
+/* The register that holds the counter's base address in the increment
+   planned in P (put_llsc's R1).  */
+
+unsigned
+snippet_base_reg (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? p->regs[1]
+	  : p->kind == COUNT_WINDOW ? REG_GP : p->regs[0]);
+}
+
+/* The register that the increment planned in P for E restores from
+   its spill in the delay slot of its retry branch instead of a nop
+   (put_snippet), or 0: an ll/sc increment that has nothing else for
+   the slot restores a saved register that its loop does not read (not
+   the counter's base): its data register, which a retry loads again,
+   else another (ra, which bal wrote before the loop).  */
+
+unsigned
+restore_in_slot (const struct emitter *e, const struct snippet *p)
+{
+  unsigned base = snippet_base_reg (p);
+  unsigned reg = 0;
+
+  if (e->single || p->n_spill == 0 || p->hoist || p->skip)
+    return 0;
+  for (unsigned i = 0; i < p->n_spill; i++)
+    if (p->spill[i] == snippet_data_reg (p))
+      return p->spill[i];
+    else if (p->spill[i] != base && reg == 0)
+      reg = p->spill[i];
+  return reg;
+}
+
+/* Words of the way to the counter of the snippet planned in P
+   (put_counter_base; none off gp in the window).  */
+
+static uint32_t
+base_words (const struct snippet *p)
+{
+  return (p->kind == COUNT_PC ? 3
+	  : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP ? 2
+	  : p->kind == COUNT_WINDOW ? 0 : 1);
+}
+
+/* Words of the snippet planned in P for E.  */
+
+uint32_t
+snippet_words (const struct emitter *e, const struct snippet *p)
+{
+  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS) - e->folded
+	       + base_words (p);
+
+  if (p->n_spill > 0)
+    n += 2 + 2 * p->n_spill;
+  if (p->skip)
+    n += 2;
+  if (restore_in_slot (e, p) != 0)
+    n -= 1;
+  return n;
+}
+
+/* Words of a single-thread increment planned in SN that leaves by its
+   own branch (put_llsc's SKIP_TO) after one instruction of the
+   program's: that instruction, the increment, and past snippet_words
+   the branch out (folded; the store is in its slot), or the jump to
+   the carry path and the jump back with their slots (4 words; the
+   carry test is the branch out).  */
+
+uint32_t
+leaving_words (const struct emitter *e, const struct snippet *sn)
+{
+  return 1 + snippet_words (e, sn) + (e->folded ? 1 : 4);
+}
+
+/* Words of the way out of the loop planned in P for E (put_loop_exit):
+   the way to the counter, the difference, the addition and the carry
+   into the high word.  */
+
+uint32_t
+loop_exit_words (const struct emitter *e, const struct count_plan *p)
+{
+  uint32_t n = base_words (&p->s) + 1 + (p->iv_shift != 0)
+	       + (p->iv_inverse != 0 ? 4 : 0);
+
+  /* The saves; the stack form's copy's load, sp raised.  */
+  n += p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0;
+  if (p->iv_stack)
+    n += 2;
+  if (e->folded)
+    return n + (e->single ? 3 : 5);
+  return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
+}
+
+bool
+emit_window_fit (struct emitter *e, char **errmsg)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  struct new_got *g = &e->got;
+
+  for (;;)
+    {
+      uint32_t got_bytes = (4 * (g->n_old + g->n_new) + 7) & ~7u;
+      uint32_t cap = got_bytes < 0x7ff0 + 0x7ff8
+		     ? (0x7ff0 + 0x7ff8 - got_bytes) / emit_window_entry (e) : 0;
+      uint32_t *order;
+      size_t drop;
+
+      if (e->n_window <= cap)
+	return true;
+      /* Give the coldest window blocks their ordinary counters back.  */
+      order = malloc ((e->n_window + 1) * sizeof *order);
+      if (order == NULL)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      memcpy (order, e->window_blocks, e->n_window * sizeof *order);
+      window_weight = e->derive.weight;
+      qsort (order, e->n_window, sizeof *order, compare_by_weight);
+      drop = e->n_window - cap + cap / 16;
+      for (size_t k = e->n_window - drop; k < e->n_window; k++)
+	{
+	  struct count_plan *p;
+	  e->window_slot[order[k]] = -1;
+	  if (order[k] >= cfg->n_blocks)
+	    {
+	      edge_snippet (e, order[k] - cfg->n_blocks)->kind = COUNT_GP;
+	      continue;
+	    }
+	  p = &e->plans[order[k]];
+	  if (!plan_block (e, &cfg->blocks[order[k]], p, errmsg))
+	    {
+	      free (order);
+	      return false;
+	    }
+	}
+      free (order);
+      number_window (e);
+      count_plans (e);
+      free (g->new_values);
+      g->new_values = NULL;
+      if (!emit_layout (e, e->text_addr, errmsg))
+	return false;
+    }
+}

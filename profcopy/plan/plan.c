@@ -1,0 +1,827 @@
+/* plan.c -- emit_plan: system call hooks, ll/sc sequences, call probes,
+   branch edge counters, loops counted by their induction register, and
+   the order in which all of it is planned.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages.h"
+
+/* The system calls that the runtime must see before they are made
+   (runtime/hook.S): exit_group (the profile is written there, after
+   every destructor), the exec calls (it is written before the image
+   goes) and the calls that make processes (fork, and clone, which may
+   make a child that shares this memory).  */
+
+static bool
+hooked_syscall (uint32_t nr)
+{
+  switch (nr)
+    {
+    case SYS_EXIT_GROUP:
+    case SYS_EXECVE:
+    case SYS_EXECVEAT:
+    case SYS_FORK:
+    case SYS_CLONE:
+    case SYS_CLONE3:
+      return true;
+    default:
+      return false;
+    }
+}
+
+/* The system call number that v0 holds at the syscall instruction AT
+   of block B: the value of the block's last `li v0,N' before AT
+   (addiu or ori from zero), or -1 when v0 is set otherwise or before
+   the block.  */
+
+static long
+syscall_number (const struct code *code, const struct block *b, uint32_t at)
+{
+  while (at > b->start)
+    {
+      const struct insn *insn = code_insn_at (code, at -= 4);
+      if (insn == NULL)
+	return -1;
+      if (!(insn->writes & R (REG_V0)))
+	continue;
+      if ((insn->op == OP_ADDIU || insn->op == OP_ORI)
+	  && insn->rs == REG_ZERO && insn->rt == REG_V0)
+	return insn->op == OP_ORI ? (long) (insn->imm & 0xffff)
+	       : (long) insn->imm;
+      return -1;
+    }
+  return -1;
+}
+
+/* Mark the system calls of E that call the runtime's syscall hook
+   first: those whose number may be one of hooked_syscall's (when the
+   number is not a constant of the block, the hook itself looks).  A
+   system call in a delay slot or between an ll and its sc has no room
+   before it and is left alone.  */
+
+static void
+mark_syscall_hooks (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      const struct block *b = &a->cfg.blocks[i];
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, at);
+	  long w = emit_word_index (e, at), nr;
+	  if (insn == NULL || w < 0 || insn->op != 0
+	      || (insn->word & 0x3f) != FUNCT_SYSCALL
+	      || (insn->flags & INSN_F_SLOT) || e->in_llsc[w])
+	    continue;
+	  nr = syscall_number (&a->code, b, at);
+	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
+	    continue;
+	  e->sys_hook[w] = 1;
+	  e->n_sys_hooks++;
+	  if (nr == SYS_EXIT_GROUP)
+	    e->exit_hooked = true;
+	}
+    }
+}
+
+/* Mark the words between each ll and its sc: an ll there (ours) would
+   move the reservation, and the program's sc would never succeed.  */
+
+static void
+mark_llsc (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    {
+      const struct insn_section *sec = &code->sections[s];
+      for (size_t i = 0; i < sec->n_insns; i++)
+	if (sec->insns[i].op == OP_LL)
+	  for (size_t k = i + 1; k < sec->n_insns && k <= i + 32; k++)
+	    {
+	      e->in_llsc[e->section_base[s] + k] = 1;
+	      if (sec->insns[k].op == OP_SC)
+		break;
+	    }
+    }
+}
+
+/* With --calls: mark the probe sites, an entry probe at the entry of
+   every function and an exit probe before every return and every tail
+   jump (an unconditional jump to another function's entry, or a jump
+   through t9 that no table explains).  Lazy-binding stubs are left
+   alone: they leave through the dynamic linker.  False when out of
+   memory.  */
+
+static bool
+mark_probes (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  unsigned char *table_jr = table_jumps (e);
+
+  if (table_jr == NULL)
+    return false;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      const struct function *f = &cfg->funcs[b->func];
+      const struct insn *first = code_insn_at (code, b->start);
+      const struct insn *slot;
+      const struct insn *ctl;
+      const char *sname;
+      bool exit_here = false;
+
+      if (first == NULL)
+	continue;
+      sname = NULL;
+      for (size_t s = 0; s < code->n_sections; s++)
+	if (b->start >= code->sections[s].start
+	    && b->start < code->sections[s].end)
+	  sname = code->sections[s].section->name;
+      if (sname != NULL && (strcmp (sname, ".MIPS.stubs") == 0
+			    || strcmp (sname, ".plt") == 0))
+	continue;
+      if (b->start == f->entry && first->kind != INSN_INVALID)
+	e->probe[emit_word_index (e, b->start)] = PROBE_ENTRY;
+      ctl = cfg_block_control (code, b, &slot);
+      if (ctl == NULL || slot == NULL)
+	continue;
+      if (ctl->kind == INSN_RETURN)
+	exit_here = true;
+      else if (ctl->kind == INSN_JUMP)
+	{
+	  const struct function *g = cfg_function_at (cfg, ctl->target);
+	  exit_here = g != NULL && g != f && g->entry == ctl->target;
+	}
+      else if (ctl->kind == INSN_IJUMP && ctl->rs == REG_T9)
+	exit_here = !table_jr[emit_word_index (e, ctl->addr)];
+      if (exit_here)
+	e->probe[emit_word_index (e, ctl->addr)] |= PROBE_EXIT;
+    }
+  free (table_jr);
+  return true;
+}
+
+/* The words of the sequence that the got-ref addiu at word W becomes,
+   and those written before the branch at word W (the sequence of its
+   delay slot's addiu, GOTREF_F_BEFORE).  */
+
+uint32_t
+gotref_words (const struct emitter *e, long w)
+{
+  switch (GOTREF_KIND (e->gotref_form[w]))
+    {
+    case GOTREF_ADD:
+    case GOTREF_TMP:
+      return 3;
+    case GOTREF_SAVED:
+      return 2;
+    default:
+      return 1;
+    }
+}
+
+uint32_t
+gotref_before_words (const struct emitter *e, long w)
+{
+  if ((size_t) w + 1 >= e->n_words || e->gotref_slot[w + 1] == 0
+      || !(e->gotref_form[w + 1] & GOTREF_F_BEFORE))
+    return 0;
+  return gotref_words (e, w + 1);
+}
+
+/* The registers the increment planned in SN reads or writes (gp, sp,
+   t9 and ra, which its ways to the counter read or bal writes, and its
+   own two), but for the zero register.  */
+
+uint64_t
+snippet_uses (const struct snippet *sn)
+{
+  uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA)
+		  | R (snippet_base_reg (sn)) | R (snippet_data_reg (sn));
+
+  return used & ~R (0);
+}
+
+/* True if the increment planned in P for block B may leave by the
+   unconditional branch that it precedes (b, not j, jal or a branch
+   with a condition): its branch-likely goes to the branch's target
+   with the branch's delay slot instruction in its own, so that neither
+   the nop of an increment that has nothing for its slot nor the branch
+   run.  The delay slot instruction must be one that may run there
+   (movable) and is written as one word like any other; the branch no
+   probe, pad or translation.  emit_layout gives the plan up when the
+   branch-likely cannot reach the target.
+   A single-thread increment runs the delay slot instruction first,
+   then leaves by its carry test (put_llsc's SKIP_TO) to the target:
+   the instruction must then write no register the increment uses.  */
+
+static bool
+leaves_by_jump (const struct emitter *e, const struct block *b,
+		const struct count_plan *p)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  long w, ws;
+
+  if (e->calls || p->edge || p->derived || p->s.n_spill > 0
+      || p->s.hoist || p->s.skip || ctl == NULL || slot == NULL
+      || ctl->addr != p->at || ctl->kind != INSN_JUMP || ctl->op == OP_J
+      || slot->addr != ctl->addr + 4 || slot->addr + 4 != b->end
+      || !movable (slot) || (slot->writes & R (REG_GP))
+      || (e->single && (slot->writes & snippet_uses (&p->s)) != 0))
+    return false;
+  w = emit_word_index (e, ctl->addr);
+  ws = emit_word_index (e, slot->addr);
+  return (w >= 0 && ws >= 0 && emit_word_index (e, ctl->target) >= 0
+	  && e->long_kind[w] == LONG_NONE && e->probe[w] == 0
+	  && e->probe[ws] == 0 && !e->needs_pad[w] && !e->needs_pad[ws]
+	  && e->xlate[w].kind == 0xff && e->xlate[ws].kind == 0xff
+	  && e->gotref_slot[ws] == 0 && !e->in_llsc[ws]
+	  && insn_words (e, ws, slot) == 1);
+}
+
+/* Count the kinds of the plans of E for -v, and decide which take the
+   next instruction into their delay slot, how (hoist or skip), and
+   which fall-through edge counters take the next block's first.  */
+
+void
+count_plans (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+
+  e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
+  e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
+  e->n_hoisted = e->n_skipped = e->n_count_saved_gp = e->n_jumps = 0;
+  e->n_loops = 0;
+  e->n_edge_counters = e->derive.n_edges;
+  e->n_edge_window = 0;
+  for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
+    e->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      /* A counted fall-through edge leaves by a branch-likely past the
+	 next block's first instruction, with a copy of it in its delay
+	 slot, when slot_fill allows.  */
+      p->fall_s.skip = !e->single && p->count_fall && p->fall_s.n_spill == 0
+		       && slot_fill (e, cfg->blocks[i].end, true) != NULL;
+      if (p->derived)
+	{
+	  e->n_derived++;
+	  continue;
+	}
+      if (p->iv)
+	{
+	  e->n_loops++;
+	  e->n_loops_stack += p->iv_stack;
+	  continue;
+	}
+      e->n_edge += p->edge;
+      e->n_count_window += p->s.kind == COUNT_WINDOW;
+      if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
+	e->n_count_gp++;
+      else if (p->s.kind == COUNT_SAVED_GP)
+	e->n_count_saved_gp++;
+      else if (p->s.kind == COUNT_PC)
+	e->n_count_pc++;
+      else if (p->s.kind == COUNT_T9)
+	e->n_count_t9++;
+      else
+	e->n_count_abs++;
+      if (p->s.n_spill > 0)
+	e->n_spilled++;
+      /* A single-thread increment has no delay slot to fill: its store
+	 is in the carry test's.  */
+      p->s.hoist = !e->single && hoistable (e, &cfg->blocks[i], p, true);
+      p->s.skip = !e->single && !p->s.hoist && p->s.n_spill == 0
+		  && hoistable (e, &cfg->blocks[i], p, false);
+      p->s.jump = leaves_by_jump (e, &cfg->blocks[i], p);
+      p->s.skip |= p->s.jump && !e->single;
+      e->n_jumps += p->s.jump;
+      e->n_hoisted += p->s.hoist;
+      e->n_skipped += p->s.skip && !p->s.jump;
+    }
+}
+
+/* Whether the conditional branch INSN has an inverse of the same form:
+   beq/bne, blez/bgtz, bltz/bgez.  */
+
+static bool
+invertible (const struct insn *insn)
+{
+  unsigned op = insn->word >> 26, rt = (insn->word >> 16) & 31;
+
+  if (insn->kind != INSN_BRANCH
+      || (insn->flags & (INSN_F_LIKELY | INSN_F_COND)))
+    return false;
+  return (op >= OP_BEQ && op <= OP_BGTZ) || (op == OP_REGIMM && rt <= 1);
+}
+
+/* Mark in E->edge_ok the blocks whose two branch edges may get counters
+   of their own: a conditional branch that has an inverse, its delay
+   slot in the block, to the start of another block of the same
+   function within EDGE_REACH (the stub jumps back there) that is not
+   the function's entry (--calls sends such branches past the probe),
+   falling into the next block; no word of theirs in an ll/sc
+   sequence.  False when out of memory.  */
+
+static bool
+mark_edge_candidates (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+
+  e->edge_ok = calloc (cfg->n_blocks + 1, 1);
+  if (e->edge_ok == NULL)
+    return false;
+  for (size_t i = 0; i + 1 < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i], *t, *next = b + 1;
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, b, &slot);
+      bool ok;
+
+      if (ctl == NULL || slot == NULL || !invertible (ctl) || b->n_succ != 2
+	  || (b->flags & BLOCK_F_SLOT_ENTRY) || next->start != b->end
+	  || next->func != b->func
+	  || (ctl->target > ctl->addr ? ctl->target - ctl->addr
+	      : ctl->addr - ctl->target) > EDGE_REACH
+	  || (t = cfg_block_at (cfg, ctl->target)) == NULL
+	  || t->start != ctl->target || t->func != b->func
+	  || cfg->funcs[t->func].entry == t->start)
+	continue;
+      ok = !e->in_llsc[emit_word_index (e, t->start)]
+	   && !e->in_llsc[emit_word_index (e, next->start)];
+      for (uint32_t x = b->start; ok && x < b->end; x += 4)
+	ok = !e->in_llsc[emit_word_index (e, x)];
+      if (ok)
+	{
+	  e->edge_ok[i] = 1;
+	  e->n_edge_candidates++;
+	}
+    }
+  return true;
+}
+
+/* What a thread of emit_plan's estimates: estimate_frequencies's
+   arguments, and its result in FREQ.  */
+struct estimate_job
+{
+  const struct analysis *a;
+  const unsigned char *cold;
+  const uint32_t *enters;
+  float *freq, *taken;
+};
+
+static void *
+run_estimate (void *arg)
+{
+  struct estimate_job *job = arg;
+
+  job->freq = estimate_frequencies (job->a, job->cold, job->enters,
+				    job->taken);
+  return NULL;
+}
+
+/* How many turns a visit of a loop must take, at least, for its stack
+   form (plan_loop) to pay.  */
+#define STACK_TURNS 4
+
+/* Longest loop block plan_loop takes (words): its branch back must
+   reach with room to spare.  */
+#define LOOP_WORDS	256
+
+/* True if INSN may fault on an address below its base register: a load
+   or store of the user's memory (not pref or cache, which never
+   fault).  */
+
+static bool
+faulting_access (const struct insn *insn)
+{
+  return (insn->flags & (INSN_F_LOAD | INSN_F_STORE)) != 0
+	 && insn->op >= 0x20 && insn->op != 0x2f && insn->op != 0x33;
+}
+
+/* If block B is a loop of its own (its conditional branch goes back to
+   its start, its fall-through leaves) that steps an induction register
+   by a constant, plan P to count it by that register instead of an
+   increment per turn: on the way in, copy the register into one dead
+   in the whole loop; on the way out, add the difference divided by the
+   step to the counter.  A turn costs nothing then, a visit about a
+   dozen instructions.
+
+   The count is exact when the difference fits 32 bits: the register is
+   the base of a load or store in the block, so its values over one
+   visit are addresses that the program reads or writes, and n turns
+   stepping by s sweep n * |s| bytes, which a visit cannot do beyond
+   2^31 without touching the kernel's half of the address space (which
+   faults).  The block makes no call, system call or trap, so control
+   leaves it only by its fall-through, or by a signal whose handler
+   does not come back (that visit's turns are then not counted).
+   Neither of the branch's edges may have a counter (the copy lives
+   across the branch back), which makes derive.c count the block.
+   False, P unchanged, when B is no such loop or its way out lacks
+   dead registers.  */
+
+static bool
+plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
+{
+  const struct code *code = &e->a->code;
+  const struct cfg *cfg = &e->a->cfg;
+  const struct block *next = b + 1;
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (code, b, &slot);
+  uint64_t used = 0, based = 0, stepped = 0, dead;
+  uint32_t writers[32] = { 0 };
+  int32_t step[32] = { 0 };
+  unsigned reg = 0, save = 0, shift;
+  uint32_t size, inverse;
+  struct snippet sn;
+  bool gp;
+
+  if (p->edge || ctl == NULL || slot == NULL || ctl->kind != INSN_BRANCH
+      || (ctl->flags & (INSN_F_LIKELY | INSN_F_COND))
+      || ctl->target != b->start || b->n_succ != 2
+      || (b->flags & (BLOCK_F_SLOT_ENTRY | BLOCK_F_INVALID))
+      || b->end - b->start > 4 * LOOP_WORDS
+      || (size_t) (b - cfg->blocks) + 1 >= cfg->n_blocks
+      || next->start != b->end || next->func != b->func
+      || cfg->funcs[b->func].entry == b->start)
+    return false;
+  for (uint32_t at = b->start; at < b->end; at += 4)
+    {
+      const struct insn *insn = code_insn_at (code, at);
+      long w = emit_word_index (e, at);
+      if (insn == NULL || w < 0 || e->in_llsc[w] || e->probe[w] != 0
+	  || e->gotref_slot[w] != 0
+	  || (insn->flags & INSN_F_TRAP)
+	  || (insn != ctl && insn->kind != INSN_OTHER)
+	  || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL))
+	return false;
+      used |= insn->reads | insn->writes;
+      for (unsigned r = 1; r < 32; r++)
+	if (insn->writes & R (r))
+	  writers[r]++;
+      if (insn->op == OP_ADDIU && insn->rs == insn->rt && insn->rt != 0
+	  && insn->imm != 0)
+	{
+	  stepped |= R (insn->rt);
+	  step[insn->rt] = insn->imm;
+	}
+      if (faulting_access (insn))
+	based |= R (insn->rs);
+    }
+  /* The induction register: written only by its step, the base of an
+     access; not gp, sp, k0 or k1.  */
+  for (unsigned r = 1; r < 32 && reg == 0; r++)
+    if ((stepped & based & R (r)) && writers[r] == 1 && r != REG_GP
+	&& r != REG_SP && r != 26 && r != 27)
+      reg = r;
+  if (reg == 0)
+    return false;
+  /* The copy: dead on the way in and out, untouched by the loop, not t9
+     (a counter may count through it) nor ra (bal).  */
+  dead = free_scratch (e, b->live_in | next->live_in, b->start)
+	 & ~used & ~R (REG_T9) & ~R (REG_RA);
+  for (size_t i = 0; i < sizeof scratch_order && save == 0; i++)
+    if (dead & R (scratch_order[i]))
+      save = scratch_order[i];
+  memset (&sn, 0, sizeof sn);
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
+  if (save != 0)
+    plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
+  /* With the copy in a register, a way out that saves registers still
+     costs less than a turn's increment that saves them too (some 13
+     words) from two turns a visit; against one that saves none it
+     does not pay.  */
+  if (save == 0 || (sn.n_spill > 0 && p->s.n_spill == 0))
+    {
+      /* The stack form: the copy below a lowered sp, which the loop
+	 must leave alone, and a way out that may save registers: some
+	 28 words a visit, and a counter on the way in (the block's
+	 counter is forced).  It pays only against an increment that
+	 saves registers too (some 13 words a turn) and when a visit
+	 takes STACK_TURNS turns or more, which only a profile tells:
+	 the loop's count is at least that many times its way out's,
+	 which each visit takes once.  Its registers are r1, r2, the
+	 carry's and the difference's; with COUNT_PC the carry goes in
+	 ra, free once the base is made.  */
+      size_t i = (size_t) (b - cfg->blocks);
+      if ((used & R (REG_SP)) || p->s.n_spill == 0 || e->counts == NULL
+	  || e->counts[i] <= 0 || e->counts[i + 1] < 0
+	  || e->counts[i] < STACK_TURNS * e->counts[i + 1])
+	return false;
+      save = 0;
+      plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg));
+      /* The saved gp is a frame slot off the sp the copy moved; t9's
+	 kind depends on how many registers are asked for.  */
+      if (sn.kind == COUNT_SAVED_GP || sn.kind == COUNT_T9)
+	return false;
+      if (sn.kind != COUNT_PC)
+	plan_edge_snippet (e, &sn, b->end, gp, 2, R (reg));
+    }
+  size = (uint32_t) (step[reg] > 0 ? step[reg] : -step[reg]);
+  shift = 0;
+  while (!(size & 1))
+    {
+      size >>= 1;
+      shift++;
+    }
+  /* Dividing by an odd step is multiplying by its inverse (modulo
+     2^32: the difference is a multiple of the step), in HI and LO.  */
+  if (size != 1 && (next->live_in & (R (REG_HI) | R (REG_LO))))
+    return false;
+  inverse = size;
+  for (int i = 0; i < 5; i++)
+    inverse *= 2 - size * inverse;
+  p->s = sn;
+  p->at = b->start;
+  p->iv = true;
+  p->iv_reg = (uint8_t) reg;
+  p->iv_save = (uint8_t) save;
+  p->iv_stack = save == 0;
+  p->iv_down = step[reg] < 0;
+  p->iv_shift = (uint8_t) shift;
+  p->iv_inverse = size != 1 ? inverse : 0;
+  return true;
+}
+
+/* Plan the increment of every block of E (the part of emit_plan
+   before the choice of the counted blocks); the cost of each in words
+   goes in COST.  */
+
+static bool
+plan_blocks (struct emitter *e, uint32_t *cost, char **errmsg)
+{
+  const struct analysis *a = e->a;
+
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      struct count_plan *p = &e->plans[i];
+      if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
+	return false;
+      cost[i] = snippet_words (e, &p->s);
+      if (e->edge_ok != NULL && plan_loop (e, &a->cfg.blocks[i], p))
+	{
+	  e->edge_ok[i] = 0;
+	  continue;
+	}
+      if (p->edge)
+	cost[i] += snippet_words (e, &p->taken) + 4;
+      /* The count at the block's end would run on the fall-through
+	 edge only.  */
+      if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
+	e->edge_ok[i] = 0;
+    }
+  return true;
+}
+
+/* Plan the counters of the branch edges of block I that derive.c
+   counted.  */
+
+static void
+plan_branch_edges (struct emitter *e, size_t i)
+{
+  const struct code *code = &e->a->code;
+  const struct block *b = &e->a->cfg.blocks[i];
+  struct count_plan *p = &e->plans[i];
+  const struct insn *slot;
+  const struct insn *ctl;
+  size_t n = e->a->cfg.n_blocks;
+  bool gp;
+
+  if (e->derive.taken_edge[i] == 0 && e->derive.fall_edge[i] == 0)
+    return;
+  ctl = cfg_block_control (code, b, &slot);
+  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+		       ctl);
+  if (e->derive.taken_edge[i] != 0)
+    {
+      p->count_taken = true;
+      p->taken_counter = (uint32_t) (n + e->derive.taken_edge[i] - 1);
+      plan_edge_snippet (e, &p->taken_s, ctl->target, gp, 0, 0);
+      e->invert[emit_word_index (e, ctl->addr)] = 1;
+    }
+  if (e->derive.fall_edge[i] != 0)
+    {
+      p->count_fall = true;
+      p->fall_counter = (uint32_t) (n + e->derive.fall_edge[i] - 1);
+      plan_edge_snippet (e, &p->fall_s, b->end, gp, 0, 0);
+    }
+}
+
+bool
+emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
+	   bool calls, bool single, bool folded,
+	   struct call_sites *sites,
+	   const struct prof_object *const *used, size_t n_used,
+	   char **errmsg)
+{
+  const struct code *code = &a->code;
+  size_t total = 0;
+  uint32_t *cost;
+  unsigned char *cold;
+  struct estimate_job est;
+  pthread_t thread;
+  bool threaded, ok;
+
+  memset (e, 0, sizeof *e);
+  e->single = single;
+  e->folded = folded;
+  e->a = a;
+  e->fixed_address = a->obj.e_type == ET_EXEC;
+  e->section_base = calloc (code->n_sections + 1, sizeof *e->section_base);
+  if (e->section_base == NULL)
+    goto nomem;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      e->section_base[i] = total;
+      total += code->sections[i].n_insns;
+    }
+  e->n_words = total;
+  e->old_start = UINT32_MAX;
+  e->old_end = 0;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      if (code->sections[i].start < e->old_start)
+	e->old_start = code->sections[i].start;
+      if (code->sections[i].end > e->old_end)
+	e->old_end = code->sections[i].end;
+    }
+  if (e->old_start > e->old_end)
+    e->old_start = e->old_end = 0;
+  e->map = calloc (total + 1, sizeof *e->map);
+  e->insn_new = calloc (total + 1, sizeof *e->insn_new);
+  e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
+  e->gotref_form = calloc (total + 1, 1);
+  e->gp_valid = calloc (total + 1, 1);
+  e->t9_valid = calloc (total + 1, 1);
+  e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
+  e->long_kind = calloc (total + 1, 1);
+  e->long_reg = calloc (total + 1, 1);
+  e->long_slot = calloc (total + 1, sizeof *e->long_slot);
+  e->entered = calloc (total + 1, 1);
+  e->in_llsc = calloc (total + 1, 1);
+  e->retarget = calloc (total + 1, sizeof *e->retarget);
+  e->invert = calloc (total + 1, 1);
+  e->xlate = calloc (total + 1, sizeof *e->xlate);
+  e->pad = calloc (total + 1, sizeof *e->pad);
+  e->needs_pad = calloc (total + 1, 1);
+  e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
+  if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
+      || e->gotref_form == NULL
+      || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL
+      || e->long_kind == NULL
+      || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
+      || e->in_llsc == NULL || e->retarget == NULL || e->invert == NULL
+      || e->xlate == NULL
+      || e->pad == NULL || e->needs_pad == NULL)
+    goto nomem;
+  e->calls = calls;
+  e->probe = calloc (total + 1, 1);
+  e->sys_hook = calloc (total + 1, 1);
+  if (e->sys_hook == NULL)
+    goto nomem;
+  /* The probe sites' tables: only --calls has any.  */
+  if (calls)
+    {
+      e->probe_stub = calloc (total + 1, sizeof *e->probe_stub);
+      e->probe_new_stub = calloc (total + 1, 1);
+      e->past_probe = calloc (total + 1, sizeof *e->past_probe);
+    }
+  if (e->probe == NULL
+      || (calls && (e->probe_stub == NULL || e->probe_new_stub == NULL
+		    || e->past_probe == NULL)))
+    goto nomem;
+  if (calls && !mark_probes (e))
+    goto nomem;
+  mark_entered (e);
+  mark_llsc (e);
+  mark_syscall_hooks (e);
+  e->returns = malloc (a->cfg.n_funcs + 1);
+  if (e->returns == NULL || !find_returning (e, e->returns))
+    goto nomem;
+  if (e->gp_saved == NULL)
+    goto nomem;
+  if (!gp_dataflow (e, sites->into, errmsg))
+    return false;
+  if (!gp_saved_dataflow (e))
+    goto nomem;
+  if (!all_blocks && !mark_edge_candidates (e))
+    goto nomem;
+  if (!plan_got (e, errmsg)
+      || !t9_dataflow (e, errmsg))
+    return false;
+  /* The calls that never return, hence the cold blocks, are known once
+     plan_got knows what t9 holds.  */
+  cold = mark_cold (e);
+  cost = malloc ((a->cfg.n_blocks + 1) * sizeof *cost);
+  est.taken = all_blocks ? NULL
+	      : malloc ((a->cfg.n_blocks + 1) * sizeof *est.taken);
+  if (!all_blocks && n_used > 0)
+    e->counts = profile_block_counts (a, used, n_used, &e->n_profiled);
+  if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
+      || (!all_blocks && n_used > 0 && e->counts == NULL))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      goto nomem;
+    }
+  /* The counters' registers need the live sets.  */
+  if (!call_sites_wait (sites))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      goto nomem;
+    }
+  if (!plan_gotref_forms (e, errmsg))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      return false;
+    }
+  /* The estimate needs only the CFG, the cold blocks and the calls: a
+     thread of its own makes it while plan_blocks works.  */
+  est.a = a;
+  est.cold = cold;
+  est.enters = sites->enters;
+  est.freq = NULL;
+  threaded = !all_blocks
+	     && pthread_create (&thread, NULL, run_estimate, &est) == 0;
+  ok = plan_blocks (e, cost, errmsg);
+  if (threaded)
+    pthread_join (thread, NULL);
+  else if (!all_blocks && ok)
+    run_estimate (&est);
+  if (ok && !all_blocks
+      && (est.freq == NULL
+	  || (e->counts != NULL
+	      && !estimate_from_counts (a, e->counts, est.freq, est.taken))))
+    {
+      *errmsg = strdup ("out of memory");
+      ok = false;
+    }
+  ok = ok && derive_plan (a, cost, cold, sites->into, sites->returning,
+			  est.freq, est.taken, e->edge_ok, all_blocks,
+			  &e->derive, errmsg);
+  free (cost);
+  free (cold);
+  free (est.freq);
+  free (est.taken);
+  free (e->counts);
+  e->counts = NULL;
+  if (!ok)
+    return false;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      if (!e->derive.measured[i])
+	{
+	  memset (&e->plans[i], 0, sizeof e->plans[i]);
+	  e->plans[i].derived = true;
+	}
+      plan_branch_edges (e, i);
+    }
+  e->window_slot = malloc ((a->cfg.n_blocks + e->derive.n_edges + 1)
+			   * sizeof *e->window_slot);
+  e->edge_owner = malloc ((e->derive.n_edges + 1) * sizeof *e->edge_owner);
+  if (e->window_slot == NULL || e->edge_owner == NULL)
+    goto nomem;
+  for (size_t i = 0; i < a->cfg.n_blocks + e->derive.n_edges; i++)
+    e->window_slot[i] = -1;
+  for (size_t i = 0; i < a->cfg.n_blocks; i++)
+    {
+      if (e->derive.taken_edge[i] != 0)
+	e->edge_owner[e->derive.taken_edge[i] - 1] = 2 * (uint32_t) i;
+      if (e->derive.fall_edge[i] != 0)
+	e->edge_owner[e->derive.fall_edge[i] - 1] = 2 * (uint32_t) i + 1;
+    }
+  if (!assign_window (e))
+    goto nomem;
+  if (!plan_translations (e, errmsg))
+    return false;
+  count_plans (e);
+  return true;
+
+ nomem:
+  *errmsg = strdup ("out of memory");
+  return false;
+}
