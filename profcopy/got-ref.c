@@ -32,22 +32,10 @@
 
 #include "object.h"
 #include "insn.h"
+#include "mips-ops.h"
 #include "regflow.h"
 #include "reloc-finders.h"
 
-#define OP_ADDIU	0x09
-#define OP_SLTIU	0x0b
-#define OP_ANDI		0x0c
-#define OP_ORI		0x0d
-#define OP_LUI		0x0f
-#define OP_LW		0x23
-#define OP_LBU		0x24
-#define OP_LHU		0x25
-#define OP_SW		0x2b
-#define FUNCT_SLL	0x00
-#define FUNCT_ADDU	0x21
-#define FUNCT_OR	0x25
-#define FUNCT_SLTU	0x2b
 
 /* How far a proof of a table's bound walks back from the addu that
    indexes the table: instructions on one path, and paths.  */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mips-ops.h"
 #include "regflow.h"
 
 /* How many instructions one walk may visit.  A register that holds a GOT
@@ -269,12 +270,6 @@ struct tracked
   int32_t offset;
 };
 
-#define OP_LW	0x23
-#define OP_SB	0x28
-#define OP_SH	0x29
-#define OP_SWL	0x2a
-#define OP_SW	0x2b
-#define OP_SWR	0x2e
 
 /* True if INSN reads what T follows.  */
 

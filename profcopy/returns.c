@@ -21,14 +21,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "mips-ops.h"
 #include "returns.h"
 
-#define OP_SPECIAL	0x00
-#define OP_REGIMM	0x01
-#define OP_LW		0x23
-#define FUNCT_SYSCALL	0x0c
-#define FUNCT_TGE	0x30	/* tge ... tne: conditional traps.  */
-#define FUNCT_TNE	0x36
 
 /* Whether INSN keeps its function from surely returning.  */
 

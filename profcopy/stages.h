@@ -15,35 +15,11 @@
 #include <stdint.h>
 
 #include "emit.h"
+#include "mips-ops.h"
 #include "estimate.h"
 #include "regflow.h"
 #include "returns.h"
 #include "scope.h"
-
-#define OP_REGIMM	0x01
-#define OP_J		0x02
-#define OP_JAL		0x03
-#define OP_BEQ		0x04
-#define OP_BNE		0x05
-#define OP_BEQL		0x14
-#define OP_BNEL		0x15
-#define OP_BGTZ		0x07
-#define OP_ADDIU	0x09
-#define OP_ORI		0x0d
-#define OP_LUI		0x0f
-#define OP_LW		0x23
-#define OP_SW		0x2b
-#define OP_LL		0x30
-#define OP_SC		0x38
-#define REGIMM_BGEZAL	0x11
-#define FUNCT_SRL	0x02
-#define FUNCT_SYSCALL	0x0c
-#define FUNCT_MFLO	0x12
-#define FUNCT_MULTU	0x19
-#define FUNCT_ADDU	0x21
-#define FUNCT_SUBU	0x23
-#define FUNCT_OR	0x25
-#define FUNCT_SLTU	0x2b
 
 /* System call numbers of o32 MIPS Linux (asm/unistd.h: 4000 + N).  */
 #define SYS_FORK	4002
@@ -94,20 +70,6 @@ static const uint8_t scratch_order[] = {
 };
 
 /* Encoders.  */
-
-static inline uint32_t
-itype (unsigned op, unsigned rs, unsigned rt, uint32_t imm)
-{
-  return (op << 26) | (rs << 21) | (rt << 16) | (imm & 0xffff);
-}
-
-/* Encode the R-type instruction FUNCT with RS, RT, RD and shift SA.  */
-
-static inline uint32_t
-rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
-{
-  return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
-}
 
 static inline uint32_t
 addu (unsigned rd, unsigned rs, unsigned rt)

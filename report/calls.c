@@ -22,10 +22,9 @@
 
 #include "calls.h"
 #include "insn.h"
+#include "mips-ops.h"
 #include "object.h"
 
-#define OP_ADDIU 0x09
-#define OP_LW 0x23
 
 /* Return the function of object RO that holds ADDR (the function of the
    block containing it), or REPORT_NO_FUNC.  */

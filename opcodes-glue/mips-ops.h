@@ -1,0 +1,76 @@
+/* mips-ops.h -- the MIPS32 opcode and function numbers that profcopy
+   tests and writes, and the encoders of its instruction formats.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   libopcodes decodes (decode.c); what profcopy matches in a decoded
+   instruction's op and funct fields, and the words it writes, use these
+   numbers, kept in this one place.  */
+
+#ifndef PROFCOPY_MIPS_OPS_H
+#define PROFCOPY_MIPS_OPS_H
+
+#include <stdint.h>
+
+/* The major opcode, bits 31..26.  */
+#define OP_SPECIAL	0x00
+#define OP_REGIMM	0x01
+#define OP_J		0x02
+#define OP_JAL		0x03
+#define OP_BEQ		0x04
+#define OP_BNE		0x05
+#define OP_BGTZ		0x07
+#define OP_ADDIU	0x09
+#define OP_SLTIU	0x0b
+#define OP_ANDI		0x0c
+#define OP_ORI		0x0d
+#define OP_LUI		0x0f
+#define OP_BEQL		0x14
+#define OP_BNEL		0x15
+#define OP_LW		0x23
+#define OP_LBU		0x24
+#define OP_LHU		0x25
+#define OP_SB		0x28
+#define OP_SH		0x29
+#define OP_SWL		0x2a
+#define OP_SW		0x2b
+#define OP_SWR		0x2e
+#define OP_LL		0x30
+#define OP_SC		0x38
+
+/* The rt field of OP_REGIMM.  */
+#define REGIMM_BGEZAL	0x11
+
+/* The function field of OP_SPECIAL, bits 5..0.  */
+#define FUNCT_SLL	0x00
+#define FUNCT_SRL	0x02
+#define FUNCT_SYSCALL	0x0c
+#define FUNCT_MFLO	0x12
+#define FUNCT_MULTU	0x19
+#define FUNCT_ADDU	0x21
+#define FUNCT_SUBU	0x23
+#define FUNCT_OR	0x25
+#define FUNCT_SLTU	0x2b
+#define FUNCT_TGE	0x30	/* tge ... tne: conditional traps.  */
+#define FUNCT_TNE	0x36
+
+/* Encode the I-type instruction OP with RS, RT and the low 16 bits of
+   IMM.  */
+
+static inline uint32_t
+itype (unsigned op, unsigned rs, unsigned rt, uint32_t imm)
+{
+  return (op << 26) | (rs << 21) | (rt << 16) | (imm & 0xffff);
+}
+
+/* Encode the R-type instruction FUNCT with RS, RT, RD and shift SA.  */
+
+static inline uint32_t
+rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
+{
+  return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
+}
+
+#endif /* PROFCOPY_MIPS_OPS_H */
