@@ -511,6 +511,12 @@ code_decode (const struct mips_object *obj, struct code *code,
     }
   code->n_sections = n;
   qsort (code->sections, n, sizeof *code->sections, section_cmp);
+  code->n_words = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      code->sections[i].base = code->n_words;
+      code->n_words += code->sections[i].n_insns;
+    }
   for (size_t i = 1; i < n; i++)
     if (code->sections[i].start < code->sections[i - 1].end)
       {

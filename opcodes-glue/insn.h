@@ -80,6 +80,8 @@ struct insn_section
   uint32_t start, end;		/* [start, end) addresses.  */
   struct insn *insns;		/* (end - start) / 4 records.  */
   size_t n_insns;
+  size_t base;			/* The code word index (code_word_index)
+				   of its first word.  */
 };
 
 /* All executable sections of an object, sorted by address.  */
@@ -87,6 +89,7 @@ struct code
 {
   struct insn_section *sections;
   size_t n_sections;
+  size_t n_words;		/* Words of all of them.  */
 
   /* Statistics of code_decode: how often libopcodes was asked (the rest
      came from its memo), and how often it disagreed with the word's own
@@ -120,6 +123,25 @@ code_insn_at (const struct code *code, uint32_t addr)
       && addr < code->sections[0].end && addr % 4 == 0)
     return &code->sections[0].insns[(addr - code->sections[0].start) / 4];
   return code_insn_at_search (code, addr);
+}
+
+/* The index of the code word at ADDR among all the words of CODE's
+   sections in order (those before it in earlier sections, then its
+   own), or -1 when ADDR is not a code word: what the per-word arrays of
+   analysis, planning and emission are indexed by.  */
+
+static inline long
+code_word_index (const struct code *code, uint32_t addr)
+{
+  if (addr & 3)
+    return -1;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	return (long) (s->base + (addr - s->start) / 4);
+    }
+  return -1;
 }
 
 /* Decode one word (used by code_decode and by tests): fill everything but

@@ -178,9 +178,7 @@ struct emitter
 				   (PC_SEGMENT_F_FOLDED): increments have
 				   no carry test, and no carry paths.  */
 
-  /* Global word index of each code section's first word.  */
-  size_t *section_base;
-  size_t n_words;
+  size_t n_words;		/* The code's (code_word_index).  */
 
   /* Per original word.  */
   uint32_t *map;		/* New address (block starts: of its counter).  */
@@ -357,17 +355,7 @@ uint32_t emit_map (const struct emitter *e, uint32_t old);
 static inline long
 emit_word_index (const struct emitter *e, uint32_t addr)
 {
-  const struct code *code = &e->a->code;
-
-  if (addr & 3)
-    return -1;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      const struct insn_section *s = &code->sections[i];
-      if (addr >= s->start && addr < s->end)
-	return (long) (e->section_base[i] + (addr - s->start) / 4);
-    }
-  return -1;
+  return code_word_index (&e->a->code, addr);
 }
 
 void emit_free (struct emitter *e);

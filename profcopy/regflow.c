@@ -131,7 +131,6 @@ memo_keep (struct regflow *rf, uint64_t key)
 bool
 regflow_init (struct regflow *rf, const struct code *code)
 {
-  size_t total = 0;
 
   rf->code = code;
   rf->generation = 0;
@@ -148,15 +147,7 @@ regflow_init (struct regflow *rf, const struct code *code)
   rf->n_memo = rf->used_memo = 0;
   rf->pool = NULL;
   rf->n_pool = rf->alloc_pool = 0;
-  rf->section_base = calloc (code->n_sections + 1, sizeof *rf->section_base);
-  if (rf->section_base == NULL)
-    return false;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      rf->section_base[i] = total;
-      total += code->sections[i].n_insns;
-    }
-  rf->stamp = calloc (total + 1, sizeof *rf->stamp);
+  rf->stamp = calloc (code->n_words + 1, sizeof *rf->stamp);
   return rf->stamp != NULL;
 }
 
@@ -174,7 +165,6 @@ regflow_set_jump_edges (struct regflow *rf, const uint32_t (*edges)[2],
 void
 regflow_free (struct regflow *rf)
 {
-  free (rf->section_base);
   free (rf->stamp);
   free (rf->worklist);
   free (rf->uses);
@@ -182,7 +172,6 @@ regflow_free (struct regflow *rf)
   free (rf->pool);
   rf->memo = NULL;
   rf->pool = NULL;
-  rf->section_base = NULL;
   rf->stamp = NULL;
   rf->worklist = NULL;
   rf->uses = NULL;
@@ -205,7 +194,7 @@ lookup (const struct regflow *rf, uint32_t addr, size_t *index)
 	  size_t k = (addr - s->start) / 4;
 	  if (k >= s->n_insns)
 	    return NULL;
-	  *index = rf->section_base[i] + k;
+	  *index = s->base + k;
 	  return &s->insns[k];
 	}
     }
@@ -393,10 +382,7 @@ walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
   if (++rf->generation == 0)
     {
       /* The stamps wrapped: clear them so no old walk looks current.  */
-      size_t total = 0;
-      for (size_t i = 0; i < rf->code->n_sections; i++)
-	total += rf->code->sections[i].n_insns;
-      for (size_t i = 0; i <= total; i++)
+      for (size_t i = 0; i <= rf->code->n_words; i++)
 	rf->stamp[i] = 0;
       rf->generation = 1;
     }

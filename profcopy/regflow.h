@@ -25,7 +25,6 @@
 struct regflow
 {
   const struct code *code;
-  size_t *section_base;		/* Index of each section's first word.  */
   uint32_t *stamp;		/* Per word: the walk that last visited it.  */
   uint32_t generation;
   uint32_t *worklist;		/* Addresses still to visit.  */

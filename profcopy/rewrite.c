@@ -524,7 +524,7 @@ eh_end (void *ctx, uint32_t addr)
       uint32_t a = addr <= s->start ? s->start : (addr + 3) & ~3u;
       for (; a < s->end && a < best_addr; a += 4)
 	{
-	  size_t w = e->section_base[i] + (a - s->start) / 4;
+	  size_t w = s->base + (a - s->start) / 4;
 	  if (e->insn_new[w] != 0)
 	    {
 	      best_addr = a;

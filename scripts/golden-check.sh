@@ -13,9 +13,9 @@
 # shared objects, the test suite's built fixtures and the Debian
 # testbed's programs and libraries, when they exist) is rewritten by
 # both, with each of the option sets below and -v, and the two runs must
-# agree byte for byte: the output file, the messages (the -v figures
-# included) and the exit status.  An input that both refuse alike counts
-# as agreeing.  Differences are listed with the option set; the work
+# agree byte for byte: the output file, what they print (the -v figures
+# and the dumps included) and the exit status.  An input that both
+# refuse alike counts as agreeing.  Differences are listed with the option set; the work
 # files of the first few stay in the work directory (-k keeps them all).
 #
 # Exit status: 0 when every run agrees, 1 when one differs, 2 on a
@@ -94,13 +94,15 @@ else
 fi
 
 # The option sets: together they reach every planning and emission path
-# a single object can take.
+# a single object can take, and the analysis behind the two dumps.
 optsets=(
   ""
   "--calls"
   "--poison-original"
   "--all-blocks --counter-update=single"
   "--counter-update=atomic --counter-carry=watcher"
+  "--dump-relocs"
+  "--dump-blocks"
 )
 
 # Rewrite input $1 with option set number $2 by both; print a line

@@ -508,7 +508,7 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 	for (size_t i = 0; i < code->sections[s].n_insns; i++)
 	  {
 	    const struct insn *insn = &code->sections[s].insns[i];
-	    long w = (long) (e->section_base[s] + i);
+	    long w = (long) (code->sections[s].base + i);
 	    int64_t off;
 	    struct count_plan *jp;
 

@@ -958,7 +958,6 @@ void
 emit_free (struct emitter *e)
 {
   free (e->counts);
-  free (e->section_base);
   free (e->map);
   free (e->insn_new);
   free (e->gotref_slot);

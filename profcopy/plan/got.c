@@ -536,7 +536,7 @@ plan_translations (struct emitter *e, char **errmsg)
     for (size_t i = 0; i < code->sections[s].n_insns; i++)
       {
 	const struct insn *insn = &code->sections[s].insns[i];
-	long w = (long) (e->section_base[s] + i);
+	long w = (long) (code->sections[s].base + i);
 	const struct block *b;
 	struct snippet *sn = &e->xlate[w];
 	int budget = 16;

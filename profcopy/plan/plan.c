@@ -111,7 +111,7 @@ mark_llsc (struct emitter *e)
 	if (sec->insns[i].op == OP_LL)
 	  for (size_t k = i + 1; k < sec->n_insns && k <= i + 32; k++)
 	    {
-	      e->in_llsc[e->section_base[s] + k] = 1;
+	      e->in_llsc[code->sections[s].base + k] = 1;
 	      if (sec->insns[k].op == OP_SC)
 		break;
 	    }
@@ -646,14 +646,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->folded = folded;
   e->a = a;
   e->fixed_address = a->obj.e_type == ET_EXEC;
-  e->section_base = calloc (code->n_sections + 1, sizeof *e->section_base);
-  if (e->section_base == NULL)
-    goto nomem;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      e->section_base[i] = total;
-      total += code->sections[i].n_insns;
-    }
+  total = code->n_words;
   e->n_words = total;
   e->old_start = UINT32_MAX;
   e->old_end = 0;
