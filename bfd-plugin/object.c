@@ -546,6 +546,41 @@ build_section_index (struct mips_object *obj, char **errmsg)
   return true;
 }
 
+/* Read the structures of the image in OBJ, as much as LEVEL asks; on
+   failure set *ERRMSG.  OBJ->image, size and path are set.  */
+
+static bool
+read_image (struct mips_object *obj, enum object_open_level level,
+	    char **errmsg)
+{
+  if (!check_header (obj, errmsg)
+      || !read_segments (obj, errmsg)
+      || !read_sections (obj, errmsg)
+      || !check_abiflags (obj, errmsg)
+      || !check_dynamic_linking (obj, errmsg)
+      || !object_read_dynamic (obj, errmsg))
+    return false;
+  /* glibc's libc.so.6 has a PT_INTERP too, so that it can be run; a
+     DT_SONAME tells such a library from a PIE linked without
+     DF_1_PIE.  */
+  obj->pie = obj->e_type == ET_DYN
+	     && ((obj->dyn.flags_1 & DF_1_PIE) != 0
+		 || (obj->interp != NULL && obj->dyn.soname == NULL));
+
+  if (level == OBJECT_OPEN_FULL
+      && (!object_read_symbols (obj, errmsg)
+	  || !object_read_dynrelocs (obj, errmsg)))
+    return false;
+  if (!find_got_and_gp (obj, errmsg))
+    return false;
+  read_build_id (obj);
+  if (!build_section_index (obj, errmsg))
+    return false;
+  if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
+    return false;
+  return true;
+}
+
 /* Open PATH into OBJ, reading as much as LEVEL asks; see object.h
    for object_open.  */
 
@@ -560,37 +595,12 @@ object_open_1 (const char *path, struct mips_object *obj,
   if (obj->path == NULL)
     return object_error (errmsg, "out of memory");
 
-  if (!read_file (path, obj, errmsg)
-      || !check_header (obj, errmsg)
-      || !read_segments (obj, errmsg)
-      || !read_sections (obj, errmsg)
-      || !check_abiflags (obj, errmsg)
-      || !check_dynamic_linking (obj, errmsg)
-      || !object_read_dynamic (obj, errmsg))
-    goto fail;
-  /* glibc's libc.so.6 has a PT_INTERP too, so that it can be run; a
-     DT_SONAME tells such a library from a PIE linked without
-     DF_1_PIE.  */
-  obj->pie = obj->e_type == ET_DYN
-	     && ((obj->dyn.flags_1 & DF_1_PIE) != 0
-		 || (obj->interp != NULL && obj->dyn.soname == NULL));
-
-  if (level == OBJECT_OPEN_FULL
-      && (!object_read_symbols (obj, errmsg)
-	  || !object_read_dynrelocs (obj, errmsg)))
-    goto fail;
-  if (!find_got_and_gp (obj, errmsg))
-    goto fail;
-  read_build_id (obj);
-  if (!build_section_index (obj, errmsg))
-    goto fail;
-  if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
-    goto fail;
+  if (!read_file (path, obj, errmsg) || !read_image (obj, level, errmsg))
+    {
+      object_close (obj);
+      return false;
+    }
   return true;
-
- fail:
-  object_close (obj);
-  return false;
 }
 
 /* Open PATH into OBJ without a BFD; on failure set *ERRMSG.  */
@@ -599,6 +609,35 @@ bool
 object_read (const char *path, struct mips_object *obj, char **errmsg)
 {
   return object_open_1 (path, obj, OBJECT_OPEN_FULL, errmsg);
+}
+
+/* Read a copy of the SIZE bytes at DATA into OBJ, under the name NAME;
+   on failure set *ERRMSG.  */
+
+bool
+object_read_image (const char *name, const void *data, size_t size,
+		   struct mips_object *obj, char **errmsg)
+{
+  memset (obj, 0, sizeof *obj);
+  if (errmsg != NULL)
+    *errmsg = NULL;
+  obj->path = strdup (name);
+  /* Exactly SIZE bytes, so that a read past the end is out of bounds
+     for a memory checker too.  */
+  obj->image = malloc (size > 0 ? size : 1);
+  if (obj->path == NULL || obj->image == NULL)
+    {
+      object_close (obj);
+      return object_error (errmsg, "out of memory");
+    }
+  memcpy (obj->image, data, size);
+  obj->size = size;
+  if (!read_image (obj, OBJECT_OPEN_FULL, errmsg))
+    {
+      object_close (obj);
+      return false;
+    }
+  return true;
 }
 
 /* Free everything OBJ owns, and close its BFD.  */
