@@ -215,6 +215,7 @@ read_segments (struct mips_object *obj, char **errmsg)
   const unsigned char *h = obj->image;
   unsigned phentsize = object_get16 (obj, h + 42);
   unsigned phnum = object_get16 (obj, h + 44);
+  const struct object_segment *prev;
   size_t i;
 
   if (phnum == 0)
@@ -257,6 +258,24 @@ read_segments (struct mips_object *obj, char **errmsg)
 	return object_error (errmsg, "invalid PT_LOAD segment %zu "
 			     "(file size 0x%x, memory size 0x%x at 0x%x)",
 			     i, s->filesz, s->memsz, s->vaddr);
+    }
+  /* The loader maps the PT_LOADs in the order of their addresses, one
+     after the other (the ELF ABI requires them sorted).  One that
+     overlaps the next, say by a memory size of gigabytes, would also
+     put the new segments of a rewrite past its end, and that far into
+     the output file.  */
+  for (i = 0, prev = NULL; i < phnum; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+
+      if (s->type != PT_LOAD || s->memsz == 0)
+	continue;
+      if (prev != NULL && s->vaddr - prev->vaddr < prev->memsz)
+	return object_error (errmsg, "invalid PT_LOAD segment %zu at 0x%x: "
+			     "it overlaps or precedes the one before it "
+			     "(0x%x bytes at 0x%x)", i, s->vaddr,
+			     prev->memsz, prev->vaddr);
+      prev = s;
     }
   return true;
 }
@@ -313,6 +332,17 @@ read_sections (struct mips_object *obj, char **errmsg)
       s->info = object_get32 (obj, p + 28);
       s->align = object_get32 (obj, p + 32);
       s->entsize = object_get32 (obj, p + 36);
+      /* Section 0 is reserved: its size and link may hold the extended
+	 counts read above, not bytes of the file, so nothing else of it
+	 is checked.  Whatever looks for a table by type or name must
+	 not find it there.  */
+      if (i == 0)
+	{
+	  if (s->type != SHT_NULL)
+	    return object_error (errmsg, "section 0 has type %u, not "
+				 "SHT_NULL", s->type);
+	  s->flags = s->addr = s->offset = s->size = 0;
+	}
       /* SHT_NULL sections are checked too: one can still be named as
 	 the section name table, or by its name.  */
       if (i != 0 && s->type != SHT_NOBITS
