@@ -215,6 +215,7 @@ read_segments (struct mips_object *obj, char **errmsg)
   const unsigned char *h = obj->image;
   unsigned phentsize = object_get16 (obj, h + 42);
   unsigned phnum = object_get16 (obj, h + 44);
+  const struct object_segment *prev;
   size_t i;
 
   if (phnum == 0)
@@ -257,6 +258,24 @@ read_segments (struct mips_object *obj, char **errmsg)
 	return object_error (errmsg, "invalid PT_LOAD segment %zu "
 			     "(file size 0x%x, memory size 0x%x at 0x%x)",
 			     i, s->filesz, s->memsz, s->vaddr);
+    }
+  /* The loader maps the PT_LOADs in the order of their addresses, one
+     after the other (the ELF ABI requires them sorted).  One that
+     overlaps the next, say by a memory size of gigabytes, would also
+     put the new segments of a rewrite past its end, and that far into
+     the output file.  */
+  for (i = 0, prev = NULL; i < phnum; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+
+      if (s->type != PT_LOAD || s->memsz == 0)
+	continue;
+      if (prev != NULL && s->vaddr - prev->vaddr < prev->memsz)
+	return object_error (errmsg, "invalid PT_LOAD segment %zu at 0x%x: "
+			     "it overlaps or precedes the one before it "
+			     "(0x%x bytes at 0x%x)", i, s->vaddr,
+			     prev->memsz, prev->vaddr);
+      prev = s;
     }
   return true;
 }
@@ -313,6 +332,17 @@ read_sections (struct mips_object *obj, char **errmsg)
       s->info = object_get32 (obj, p + 28);
       s->align = object_get32 (obj, p + 32);
       s->entsize = object_get32 (obj, p + 36);
+      /* Section 0 is reserved: its size and link may hold the extended
+	 counts read above, not bytes of the file, so nothing else of it
+	 is checked.  Whatever looks for a table by type or name must
+	 not find it there.  */
+      if (i == 0)
+	{
+	  if (s->type != SHT_NULL)
+	    return object_error (errmsg, "section 0 has type %u, not "
+				 "SHT_NULL", s->type);
+	  s->flags = s->addr = s->offset = s->size = 0;
+	}
       /* SHT_NULL sections are checked too: one can still be named as
 	 the section name table, or by its name.  */
       if (i != 0 && s->type != SHT_NOBITS
@@ -546,6 +576,41 @@ build_section_index (struct mips_object *obj, char **errmsg)
   return true;
 }
 
+/* Read the structures of the image in OBJ, as much as LEVEL asks; on
+   failure set *ERRMSG.  OBJ->image, size and path are set.  */
+
+static bool
+read_image (struct mips_object *obj, enum object_open_level level,
+	    char **errmsg)
+{
+  if (!check_header (obj, errmsg)
+      || !read_segments (obj, errmsg)
+      || !read_sections (obj, errmsg)
+      || !check_abiflags (obj, errmsg)
+      || !check_dynamic_linking (obj, errmsg)
+      || !object_read_dynamic (obj, errmsg))
+    return false;
+  /* glibc's libc.so.6 has a PT_INTERP too, so that it can be run; a
+     DT_SONAME tells such a library from a PIE linked without
+     DF_1_PIE.  */
+  obj->pie = obj->e_type == ET_DYN
+	     && ((obj->dyn.flags_1 & DF_1_PIE) != 0
+		 || (obj->interp != NULL && obj->dyn.soname == NULL));
+
+  if (level == OBJECT_OPEN_FULL
+      && (!object_read_symbols (obj, errmsg)
+	  || !object_read_dynrelocs (obj, errmsg)))
+    return false;
+  if (!find_got_and_gp (obj, errmsg))
+    return false;
+  read_build_id (obj);
+  if (!build_section_index (obj, errmsg))
+    return false;
+  if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
+    return false;
+  return true;
+}
+
 /* Open PATH into OBJ, reading as much as LEVEL asks; see object.h
    for object_open.  */
 
@@ -560,37 +625,12 @@ object_open_1 (const char *path, struct mips_object *obj,
   if (obj->path == NULL)
     return object_error (errmsg, "out of memory");
 
-  if (!read_file (path, obj, errmsg)
-      || !check_header (obj, errmsg)
-      || !read_segments (obj, errmsg)
-      || !read_sections (obj, errmsg)
-      || !check_abiflags (obj, errmsg)
-      || !check_dynamic_linking (obj, errmsg)
-      || !object_read_dynamic (obj, errmsg))
-    goto fail;
-  /* glibc's libc.so.6 has a PT_INTERP too, so that it can be run; a
-     DT_SONAME tells such a library from a PIE linked without
-     DF_1_PIE.  */
-  obj->pie = obj->e_type == ET_DYN
-	     && ((obj->dyn.flags_1 & DF_1_PIE) != 0
-		 || (obj->interp != NULL && obj->dyn.soname == NULL));
-
-  if (level == OBJECT_OPEN_FULL
-      && (!object_read_symbols (obj, errmsg)
-	  || !object_read_dynrelocs (obj, errmsg)))
-    goto fail;
-  if (!find_got_and_gp (obj, errmsg))
-    goto fail;
-  read_build_id (obj);
-  if (!build_section_index (obj, errmsg))
-    goto fail;
-  if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
-    goto fail;
+  if (!read_file (path, obj, errmsg) || !read_image (obj, level, errmsg))
+    {
+      object_close (obj);
+      return false;
+    }
   return true;
-
- fail:
-  object_close (obj);
-  return false;
 }
 
 /* Open PATH into OBJ without a BFD; on failure set *ERRMSG.  */
@@ -599,6 +639,35 @@ bool
 object_read (const char *path, struct mips_object *obj, char **errmsg)
 {
   return object_open_1 (path, obj, OBJECT_OPEN_FULL, errmsg);
+}
+
+/* Read a copy of the SIZE bytes at DATA into OBJ, under the name NAME;
+   on failure set *ERRMSG.  */
+
+bool
+object_read_image (const char *name, const void *data, size_t size,
+		   struct mips_object *obj, char **errmsg)
+{
+  memset (obj, 0, sizeof *obj);
+  if (errmsg != NULL)
+    *errmsg = NULL;
+  obj->path = strdup (name);
+  /* Exactly SIZE bytes, so that a read past the end is out of bounds
+     for a memory checker too.  */
+  obj->image = malloc (size > 0 ? size : 1);
+  if (obj->path == NULL || obj->image == NULL)
+    {
+      object_close (obj);
+      return object_error (errmsg, "out of memory");
+    }
+  memcpy (obj->image, data, size);
+  obj->size = size;
+  if (!read_image (obj, OBJECT_OPEN_FULL, errmsg))
+    {
+      object_close (obj);
+      return false;
+    }
+  return true;
 }
 
 /* Free everything OBJ owns, and close its BFD.  */

@@ -130,6 +130,12 @@ bool object_open (const char *path, struct mips_object *obj, char **errmsg);
    disassemble, which then need not link libbfd.  */
 bool object_read (const char *path, struct mips_object *obj, char **errmsg);
 
+/* The same for the SIZE bytes at DATA, the image of an object that is
+   in memory already (the fuzzing harness's input); OBJ keeps a copy, and
+   NAME as its path.  */
+bool object_read_image (const char *name, const void *data, size_t size,
+			struct mips_object *obj, char **errmsg);
+
 /* Free everything OBJ owns.  */
 void object_close (struct mips_object *obj);
 

@@ -910,14 +910,17 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
       || whole == NULL || (bw = block_writes (code, cfg)) == NULL
       || !set_may_write (code, cfg, bw))
     goto done;
-  memcpy (edges, tables, n_tables * sizeof *tables);
+  /* TABLES and IN may be NULL when empty.  */
+  if (n_tables > 0)
+    memcpy (edges, tables, n_tables * sizeof *tables);
   index_tables (cfg, edges, n_tables, table_from);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     whole[f] = whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
 			       seen, stack);
   if (!set_writes (code, cfg, bw, seen, own))
     goto done;
-  memcpy (by_func, in, n_in * sizeof *in);
+  if (n_in > 0)
+    memcpy (by_func, in, n_in * sizeof *in);
   qsort (by_func, n_in, sizeof *by_func, entrant_cmp);
   for (size_t k = 0, f = 0; f <= cfg->n_funcs; f++)
     {

@@ -144,15 +144,22 @@ bool
 analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
 	      char **errmsg)
 {
+  memset (a, 0, sizeof *a);
+  if (!object_open (path, &a->obj, errmsg))
+    return false;
+  a->have_obj = true;
+  return analysis_run_object (depth, a, errmsg);
+}
+
+bool
+analysis_run_object (enum analysis_depth depth, struct analysis *a,
+		     char **errmsg)
+{
   struct code_addr *addrs = NULL;
   size_t n_addrs = 0;
   struct symbol_index ix = { NULL, 0 };
   bool ok = false;
 
-  memset (a, 0, sizeof *a);
-  if (!object_open (path, &a->obj, errmsg))
-    goto cleanup;
-  a->have_obj = true;
   if (!code_decode (&a->obj, &a->code, errmsg))
     goto cleanup;
   a->have_code = true;

@@ -39,6 +39,12 @@ enum analysis_depth
 bool analysis_run (const char *path, enum analysis_depth depth,
 		   struct analysis *a, char **errmsg);
 
+/* The same for the object already read into A->obj (with have_obj
+   set, and the rest of *A zero), by a caller that has it from
+   elsewhere: from memory, say, with object_read_image.  */
+bool analysis_run_object (enum analysis_depth depth, struct analysis *a,
+			  char **errmsg);
+
 /* The jumps through the switch tables of A's relocation table, as
    edges between blocks, in *EDGES (malloc'd; *N of them); none for a
    jump one of whose targets starts no block, or whose table's size is

@@ -124,7 +124,9 @@ memo_keep (struct regflow *rf, uint64_t key)
   m->truncated = rf->truncated;
   m->blind = rf->blind;
   m->stale = false;
-  memcpy (rf->pool + rf->n_pool, rf->uses, rf->n_uses * sizeof *rf->uses);
+  /* An empty list may have no pool at all.  */
+  if (rf->n_uses > 0)
+    memcpy (rf->pool + rf->n_pool, rf->uses, rf->n_uses * sizeof *rf->uses);
   rf->n_pool += rf->n_uses;
 }
 

@@ -472,8 +472,10 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
       *errmsg = strdup ("out of memory building the relocation table");
       return false;
     }
-  qsort (table->entries, table->n_entries, sizeof *table->entries,
-	 compare_entries);
+  /* An object without code addresses has no table at all.  */
+  if (table->n_entries > 0)
+    qsort (table->entries, table->n_entries, sizeof *table->entries,
+	   compare_entries);
   mark_table_slots (table);
   return true;
 }

@@ -410,6 +410,15 @@ move_dynamic (struct rewriter *rw, char **errmsg)
       *errmsg = strdup ("cannot read the dynamic section");
       return false;
     }
+  /* The new names are found through the DT_STRTAB and DT_STRSZ that
+     the copy's entries give; without them its DT_NEEDED would name
+     nothing (an empty PT_DYNAMIC, say).  */
+  if (obj->dyn.strtab == 0 || strsz == 0)
+    {
+      *errmsg = strdup ("the dynamic section has no string table "
+			"(DT_STRTAB, DT_STRSZ) for the runtime's DT_NEEDED");
+      return false;
+    }
   if (asprintf (&rpath, "$ORIGIN%s%s", old_path != NULL ? ":" : "",
 		old_path != NULL ? old_path : "") < 0)
     {

@@ -19,6 +19,7 @@ PACKAGES=(
   gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
   binutils-mipsel-linux-gnu
   qemu-user qemu-system-mips graphviz valgrind python3
+  clang libclang-rt-14-dev
 )
 
 if [ "${1:-}" != "--no-install" ]; then

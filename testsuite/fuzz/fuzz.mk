@@ -1,0 +1,61 @@
+# fuzz.mk -- GNU make rules for the fuzz targets; build.sh runs this.
+#
+# Copyright (C) 2026 The profcopy authors.
+# This file is part of profcopy, distributed under the GNU General Public
+# License version 3 or later; see COPYING.
+#
+# Every source the targets use is compiled again here, into OUT, with
+# the sanitizers and the fuzzer's coverage; the libraries of the normal
+# build are not used.  Variables (build.sh sets them all):
+#   SRCDIR    the top of the source tree
+#   BUILDDIR  the top of a configured build tree (for config.h)
+#   OUT       where the objects and the targets go
+#   CC        clang, or afl-clang-fast for AFL++
+#   SANITIZE  the -fsanitize= list of the compilations
+#   LINK_SANITIZE  the -fsanitize= list of the links
+#   BFD_LIBS  the BFD and libopcodes libraries configure found
+
+TARGETS = object decode relocs rewrite profile trace
+
+LIB_SOURCES = \
+	bfd-plugin/object.c bfd-plugin/object-bfd.c bfd-plugin/file-image.c \
+	bfd-plugin/errmsg.c bfd-plugin/profile-read.c bfd-plugin/dynamic.c \
+	bfd-plugin/symbols.c bfd-plugin/ehframe.c bfd-plugin/ehframe-write.c \
+	bfd-plugin/libsearch.c bfd-plugin/elf-write.c bfd-plugin/crc32.c \
+	opcodes-glue/decode.c opcodes-glue/fields.c opcodes-glue/cfg.c \
+	opcodes-glue/liveness.c opcodes-glue/regnames.c \
+	profcopy/reloc-table.c profcopy/got-ref.c profcopy/regflow.c \
+	profcopy/analysis.c profcopy/dump.c profcopy/derive.c \
+	profcopy/estimate.c profcopy/returns.c profcopy/scope.c \
+	profcopy/analyse/entries.c profcopy/analyse/callees.c \
+	profcopy/analyse/regstate.c profcopy/plan/placement.c \
+	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
+	profcopy/emit/increments.c profcopy/emit/text.c profcopy/rewrite.c \
+	report/report.c report/calls.c report/calls-print.c \
+	report/trace-read.c report/trace-report.c report/trace-output.c \
+	report/copy-map.c \
+	testsuite/fuzz/fuzz-file.c
+
+CPPFLAGS = -I$(BUILDDIR) -I$(SRCDIR)/bfd-plugin -I$(SRCDIR)/opcodes-glue \
+	-I$(SRCDIR)/profcopy -I$(SRCDIR)/report -I$(SRCDIR)/runtime \
+	-I$(SRCDIR)/testsuite/fuzz
+CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
+	-fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+LDFLAGS = -fsanitize=$(LINK_SANITIZE)
+LIBS = $(BFD_LIBS) -lpthread -lm
+
+LIB_OBJECTS = $(LIB_SOURCES:%.c=$(OUT)/obj/%.o)
+
+all: $(TARGETS:%=$(OUT)/fuzz-%)
+
+$(OUT)/fuzz-%: $(OUT)/obj/testsuite/fuzz/fuzz-%.o $(LIB_OBJECTS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(OUT)/obj/%.o: $(SRCDIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+.PHONY: all
+.SECONDARY:
+
+-include $(LIB_OBJECTS:.o=.d) $(TARGETS:%=$(OUT)/obj/testsuite/fuzz/fuzz-%.d)
