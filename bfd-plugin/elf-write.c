@@ -151,6 +151,32 @@ write_all (int fd, const unsigned char *buf, size_t len)
   return true;
 }
 
+/* Write LEN zero bytes to FD.  The file is new and written in order:
+   a hole (lseek past its end) reads as zeros and costs neither disk nor
+   time, which matters for an image whose memory extends far beyond its
+   file (a large .bss puts the new segments as far into the file).
+   Zeros are written where FD cannot seek.  */
+
+static bool
+write_zeros (int fd, size_t len)
+{
+  static const unsigned char zeros[4096];
+
+  if (len == 0)
+    return true;
+  if (len <= (size_t) INT32_MAX
+      && lseek (fd, (off_t) len, SEEK_CUR) != (off_t) -1)
+    return true;
+  for (size_t pad = len; pad > 0;)
+    {
+      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
+      if (!write_all (fd, zeros, n))
+	return false;
+      pad -= n;
+    }
+  return true;
+}
+
 /* Write to FD the file IMAGE of SIZE bytes, then zeros up to SEG's
    offset, SEG's bytes and the TAIL of TAIL_LEN bytes (when not NULL).  */
 
@@ -159,29 +185,13 @@ write_image (int fd, const unsigned char *image, size_t size,
 	     const struct new_segment *seg, const unsigned char *tail,
 	     size_t tail_len)
 {
-  static const unsigned char zeros[4096];
-
-  if (!write_all (fd, image, size))
-    return false;
-  for (size_t pad = seg->offset - size; pad > 0;)
-    {
-      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
-      if (!write_all (fd, zeros, n))
-	return false;
-      pad -= n;
-    }
-  if (!write_all (fd, seg->bytes, seg->rx_size))
-    return false;
-  for (size_t pad = seg->rw_file - seg->rx_size; pad > 0;)
-    {
-      size_t n = pad < sizeof zeros ? pad : sizeof zeros;
-      if (!write_all (fd, zeros, n))
-	return false;
-      pad -= n;
-    }
-  if (!write_all (fd, seg->bytes + seg->rw_start, seg->filesz - seg->rw_start))
-    return false;
-  return tail == NULL || write_all (fd, tail, tail_len);
+  return write_all (fd, image, size)
+	 && write_zeros (fd, seg->offset - size)
+	 && write_all (fd, seg->bytes, seg->rx_size)
+	 && write_zeros (fd, seg->rw_file - seg->rx_size)
+	 && write_all (fd, seg->bytes + seg->rw_start,
+		       seg->filesz - seg->rw_start)
+	 && (tail == NULL || write_all (fd, tail, tail_len));
 }
 
 /* The temporary files this process is writing, removed by
