@@ -258,6 +258,14 @@ read_segments (struct mips_object *obj, char **errmsg)
 	return object_error (errmsg, "invalid PT_LOAD segment %zu "
 			     "(file size 0x%x, memory size 0x%x at 0x%x)",
 			     i, s->filesz, s->memsz, s->vaddr);
+      /* A loader maps whole pages: a segment's address and file offset
+	 must agree within the smallest page (the rewrite places its new
+	 segments at the first one's distance between the two, and an
+	 odd one put its code at odd addresses).  */
+      if (s->type == PT_LOAD && (s->vaddr - s->offset) % 4096 != 0)
+	return object_error (errmsg, "invalid PT_LOAD segment %zu: its "
+			     "address 0x%x and file offset 0x%x differ by "
+			     "a fraction of a page", i, s->vaddr, s->offset);
     }
   /* The loader maps the PT_LOADs in the order of their addresses, one
      after the other (the ELF ABI requires them sorted).  One that
