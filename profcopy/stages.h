@@ -6,7 +6,8 @@
 
    emit.h is the interface that rewrite.c uses; the stages behind it
    (analyse/, plan/, emit/) share the definitions and functions
-   declared here.  */
+   declared here.  Each function's comment is at its definition, in
+   the file its group below names.  */
 
 #ifndef PROFCOPY_STAGES_H
 #define PROFCOPY_STAGES_H
@@ -189,366 +190,170 @@ put (struct cursor *c, uint32_t word)
 
 /* analyse/entries.c.  */
 
-/* Mark in ENTRY every block of A that code outside its function may
-   enter.  */
 void mark_entries (const struct analysis *a, unsigned char *entry);
 
 bool calls_noreturn (const struct emitter *e, const unsigned char *returns,
 		     const struct block *b);
 
-/* Set RETURNS[f] for every function f of E's object that may return
-   to its caller: some block reachable from its entry returns, jumps
-   through a register, or branches to another function that may
-   return, where a call to a function that never returns goes no
-   further (glibc's malloc_printerr, abort).  A least fixpoint, so that
-   only what is proven not to return is marked so.  False when out of
-   memory.  */
 bool find_returning (const struct emitter *e, unsigned char *returns);
 
-/* The index of the GOT slot of OBJ that INSN, a `lw x,off(gp)', loads,
-   or -1.  */
 long got_slot (const struct mips_object *obj, const struct insn *insn);
 
-/* The named dynamic symbol of OBJ whose global GOT slot is K (DYN, N:
-   object_dynsyms_by_index), or NULL.  */
 const struct object_symbol *slot_symbol (const struct mips_object *obj,
 					 const struct object_symbol *const *dyn,
 					 size_t n, long k);
 
-/* True if block B of E ends in a call through t9, loaded from the GOT
-   in the block itself, of a function of another object that never
-   returns (noreturn_imports, or libstdc++'s std::__throw_*).  DYN names
-   the dynamic symbols by index (N of them: object_dynsyms_by_index).  */
 bool calls_noreturn_import (const struct emitter *e, const struct block *b,
 			    const struct object_symbol *const *dyn, size_t n);
 
-/* A malloc'd array saying for every block whether it surely runs
-   seldom: it ends in a call that never returns (of this object's or
-   another's) or in a trap, or every way on leads to such a block
-   within its function.  NULL when out of memory.  */
 unsigned char *mark_cold (const struct emitter *e);
 
-/* True if control may fall from block PREV into the block B right after
-   it: PREV is not padding and does not end in a return, an indirect
-   jump or an unconditional jump whose delay slot nothing else
-   enters.  */
 bool falls_into (const struct code *code, const struct block *prev,
 		 const struct block *b);
 
-/* Mark in INTERNAL the function entry blocks that only direct calls and
-   branches of this object reach: no code address of the relocation
-   table, no dynamic symbol, no landing pad leads there, and some direct
-   call or branch does.  Such an entry has gp valid when every one of
-   those has it (a leaf function called from this object's own code
-   keeps its caller's gp).  */
 void mark_internal_entries (const struct analysis *a, unsigned char *internal);
 
-/* A malloc'd array of the code address that each GOT slot of A holds,
-   or 0: the local slots that the relocation table names, the global
-   slots of symbols defined in the object.  NULL when out of memory.  */
 uint32_t *got_entries (const struct analysis *a);
 
-/* The function of CFG that the GOT slot K, holding ENTRY[K] (see
-   got_entries), enters at its entry, or NULL.  */
 const struct function *got_function (const struct cfg *cfg,
 				     const uint32_t *entry, long k);
 
-/* Find the functions of A whose returns go back only to code this
-   object shows or to callers that follow the calling convention
-   (N->narrow), and the blocks that enter them (N->in).  A function is
-   left out when something else may enter it: a symbol or a call or a
-   jump into its middle, a jump table, a landing pad, the code before it
-   falling in, or its address in a register that may become the target
-   of a call we cannot see (classify_ref).  */
 bool find_narrowable (struct narrowing *n);
 
 /* analyse/regstate.c.  */
 
-/* The gp state.  A block starts with gp valid when every path into it
-   leaves gp valid; a block that code outside its function can enter
-   (a function entry, a code address held in data or in the GOT) starts
-   with gp unknown.  Inside a block, `addu gp,gp,t9|ra' (the prologue)
-   and `lw gp,off(sp)' (the reload after a call) make gp valid, any other
-   write of gp and every call make it unknown.  */
 bool gp_step (bool valid, const struct insn *insn);
 
-/* The gp state after the delay slot of the control instruction CTL of
-   block B, entered with gp state IN.  */
 bool gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
 		     const struct insn *ctl);
 
-/* Compute gp_valid for every word: a forward dataflow to a fixpoint
-   over the blocks of each function, with jump table edges added, and
-   into the functions that only this object's direct calls reach, or
-   only the calls INTO lists (emit_narrow_liveness; may be NULL).  */
 bool gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg);
 
-/* Find, for every word, the frame slot that holds a valid gp (the o32
-   .cprestore slot a PIC function saves gp in): a forward must-dataflow
-   over each function's blocks and switch tables (a worklist of blocks),
-   from nothing at every way in that is not a visible edge.  Nothing in
-   a fixed-address object, whose counters do not use gp.  False when out
-   of memory.  */
 bool gp_saved_dataflow (struct emitter *e);
 
-/* The value t9 holds after INSN, which held VALUE before: an original
-   code address that a GOT load or a got-ref put there, else 0.  */
 uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			const struct insn *insn);
 
-/* Compute t9_valid for every word of a position-independent object: a
-   forward dataflow like gp_dataflow's, from the function entries where
-   mark_t9_entries finds t9 set.  */
 bool t9_dataflow (struct emitter *e, char **errmsg);
 
 /* plan/placement.c.  */
 
-/* Choose NEED scratch registers from the dead set DEAD (MUST: a
-   register that has to be one of them, or 0), saving live ones.  */
 void choose_regs (struct snippet *p, uint64_t dead, unsigned need,
 		  unsigned must, uint64_t avoid);
 
-/* R (REG_T9) if t9 holds the function's entry at AT of a
-   position-independent object: a counter later on may count through
-   it, so no code added there may take t9 as scratch; else 0.  */
 uint64_t keep_t9 (const struct emitter *e, uint32_t at);
 
-/* The registers that code added at AT may use as scratch, LIVE being
-   the program's live registers there: the dead scratch registers, less
-   t9 where keep_t9 keeps it.  */
 uint64_t free_scratch (const struct emitter *e, uint64_t live, uint32_t at);
 
-/* Plan the increment of SNIPPET on the way into the block at TARGET,
-   with gp valid or not (GP), with EXTRA more scratch registers than an
-   increment's, none of them in AVOID.  */
 void plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
 			bool gp, unsigned extra, uint64_t avoid);
 
-/* True if INSN may run in the delay slot of a branch-likely, once, in
-   place of where it stands: an integer instruction that transfers no
-   control and that neither traps on purpose, nor calls the system, nor
-   takes part in an ll/sc sequence or a cache operation, nor is one the
-   kernel may have to emulate (rdhwr, floating point without an FPU).  */
 bool movable (const struct insn *insn);
 
-/* Plan the counter increment of block B.  */
 bool plan_block (struct emitter *e, const struct block *b,
 		 struct count_plan *p, char **errmsg);
 
-/* True if the increment planned in P for block B takes the instruction
-   it precedes into its delay slot (slot_fits, AGAIN as there), which
-   nothing else (a translation, a long branch form) writes in its own
-   way.  */
 bool hoistable (const struct emitter *e, const struct block *b,
 		const struct count_plan *p, bool again);
 
-/* The increment planned for the counted branch edge K.  */
 struct snippet *edge_snippet (struct emitter *e, size_t k);
 
-/* Give the hottest counters (of blocks and of branch edges, by derive's
-   weights) places in the window after the new GOT, as many as gp
-   reaches, and plan them so.  An edge's increment through gp (with no
-   register saved) becomes one off gp with the same first register.
-   False when out of memory.  */
 bool assign_window (struct emitter *e);
 
-/* The register the increment planned in P loads and stores (put_llsc's
-   R2).  */
 unsigned snippet_data_reg (const struct snippet *p);
 
-/* The register that holds the counter's base address in the increment
-   planned in P (put_llsc's R1).  */
 unsigned snippet_base_reg (const struct snippet *p);
 
-/* The register that the increment planned in P for E restores from
-   its spill in the delay slot of its retry branch instead of a nop
-   (put_snippet), or 0: an ll/sc increment that has nothing else for
-   the slot restores a saved register that its loop does not read (not
-   the counter's base): its data register, which a retry loads again,
-   else another (ra, which bal wrote before the loop).  */
 unsigned restore_in_slot (const struct emitter *e, const struct snippet *p);
 
-/* Words of the snippet planned in P for E.  */
 uint32_t snippet_words (const struct emitter *e, const struct snippet *p);
 
-/* Words of a single-thread increment planned in SN that leaves by its
-   own branch (put_llsc's SKIP_TO) after one instruction of the
-   program's: that instruction, the increment, and past snippet_words
-   the branch out (folded; the store is in its slot), or the jump to
-   the carry path and the jump back with their slots (4 words; the
-   carry test is the branch out).  */
 uint32_t leaving_words (const struct emitter *e, const struct snippet *sn);
 
-/* Words of the way out of the loop planned in P for E (put_loop_exit):
-   the way to the counter, the difference, the addition and the carry
-   into the high word.  */
 uint32_t loop_exit_words (const struct emitter *e, const struct count_plan *p);
 
 /* plan/got.c.  */
 
-/* The new GOT entry that holds the new address of the original code
-   address TARGET, added if needed; (uint32_t) -1 when out of memory.  */
 uint32_t got_target_entry (struct new_got *g, uint32_t target);
 
-/* The counter chunks and the got-ref addius, with new GOT entries for
-   their targets.  */
 bool plan_got (struct emitter *e, char **errmsg);
 
-/* Check that the new GOT still fits gp's reach and allocate its new
-   values.  */
 bool finish_got (struct emitter *e, char **errmsg);
 
-/* Mark in e->entered every word that control can reach other than by
-   falling into it: branch targets and code addresses of the table.  */
 void mark_entered (struct emitter *e);
 
-/* The GOT slot index that INSN, a `lw x,off(gp)', loads, or -1.  */
 long got_load_slot (const struct emitter *e, const struct insn *insn);
 
-/* True if t9 holds the original code address TARGET when the branch
-   INSN runs: its last write loads TARGET from the GOT or is a GOT
-   reference to TARGET.  */
 bool t9_holds (const struct emitter *e, const struct insn *insn,
 	       uint32_t target);
 
-/* Decide how each got-ref addiu is rewritten (e->gotref_form): as a
-   load of its new GOT entry from gp where gp is valid; elsewhere from
-   the page register itself plus the distance from the page to the new
-   address, or from the GOT through the gp saved in the frame.  gp need
-   not be valid at the addiu: GCC loads a page once, before a loop say,
-   and adds %lo to it after calls, which leave gp clobbered (a callee
-   that tail-calls another object returns with that object's gp) until
-   the next `lw gp,K(sp)'.  An addiu in a delay slot is written before
-   its branch.  Needs the live sets.  */
 bool plan_gotref_forms (struct emitter *e, char **errmsg);
 
-/* A malloc'd array saying for every code word of E whether it is the
-   jump of a switch table the relocation table knows, or NULL when out
-   of memory.  */
 unsigned char *table_jumps (const struct emitter *e);
 
 bool plan_translations (struct emitter *e, char **errmsg);
 
 /* plan/plan.c.  */
 
-/* The words of the sequence that the got-ref addiu at word W becomes,
-   and those written before the branch at word W (the sequence of its
-   delay slot's addiu, GOTREF_F_BEFORE).  */
 uint32_t gotref_words (const struct emitter *e, long w);
 
 uint32_t gotref_before_words (const struct emitter *e, long w);
 
-/* The registers the increment planned in SN reads or writes (gp, sp,
-   t9 and ra, which its ways to the counter read or bal writes, and its
-   own two), but for the zero register.  */
 uint64_t snippet_uses (const struct snippet *sn);
 
-/* Count the kinds of the plans of E for -v, and decide which take the
-   next instruction into their delay slot, how (hoist or skip), and
-   which fall-through edge counters take the next block's first.  */
 void count_plans (struct emitter *e);
 
 /* emit/layout.c.  */
 
-/* True if INSN is a branch-likely.  */
 bool is_likely (const struct insn *insn);
 
-/* True if the long form KIND writes the branch's delay slot itself,
-   so that the slot's own word is written as nothing.  */
 bool long_takes_slot (unsigned kind);
 
-/* Words the copy of INSN, word W, takes.  */
 uint32_t insn_words (const struct emitter *e, long w, const struct insn *insn);
 
-/* The non-likely branch with the opposite condition of the conditional
-   branch WORD, with a zero offset; 0 if there is none.  */
 uint32_t invert_branch (uint32_t word);
 
-/* Note an increment at PC in ISL.  */
 void island_add (struct island *isl, uint32_t pc);
 
-/* True if the island ISL must be written after block B (planned in P,
-   the last block if LAST), the text having reached PC: after code that
-   never falls through, after the last block, or when the first waiting
-   increment is about to lose reach.  *OVER is set when control may
-   fall into the island, which then starts with a jump over it.  */
 bool island_due (const struct emitter *e, const struct block *b,
 		 const struct count_plan *p, bool last, uint32_t pc,
 		 const struct island *isl, bool *over);
 
-/* A register other than ra, dead in DEAD, or 0.  */
 unsigned dead_reg (uint64_t dead);
 
 /* emit/increments.c.  */
 
-/* Save the registers SN must spill below a lowered sp; lowering sp
-   keeps them safe from signal handlers.  */
 void put_spill (struct cursor *c, const struct snippet *sn);
 
-/* Restore what put_spill saved, but for register DONE (0: none),
-   restored already.  */
 void put_unspill (struct cursor *c, const struct snippet *sn, unsigned done);
 
-/* Write the carry paths of the increments waiting in C, after a jump
-   over them if OVER, and point their branches there.  */
 void put_island (struct cursor *c, bool over);
 
-/* Write the increment of counter INDEX planned in P, in the code of
-   block BLOCK (whose function's entry t9 may hold), with HOIST in its
-   delay slot (put_llsc's FILL; may be NULL); in P's skip form, or in
-   that form going on to SKIP_TO when SKIP_TO is not 0.  */
 void put_snippet (struct cursor *c, size_t index, size_t block,
 		  const struct snippet *p, const struct insn *hoist,
 		  uint32_t skip_to);
 
-/* Write the way out of the loop of block BLOCK planned in P: the turns
-   taken since the copy (the induction register's difference from it,
-   shifted) added to the 64-bit counter BLOCK, atomically unless
-   --counter-update=single; a carry out of the low word (sltu) goes
-   into the high word.  The registers P's snippet saves are saved
-   around it.  */
 void put_loop_exit (struct cursor *c, size_t block,
 		    const struct count_plan *p);
 
 /* emit/text.c.  */
 
-/* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
-   come first in the sorted table, by address.  */
 const struct reloc_entry *prologue_at (const struct reloc_table *t,
 				       uint32_t addr);
 
-/* True if INSN is an I-type instruction whose rs is a base register.  */
 bool has_base (const struct insn *insn);
 
-/* Words put_far writes, its delay slot included unless CALL.  */
 uint32_t far_words (bool use_gp, bool call, bool save_ra);
 
-/* Write the copy of INSN.  */
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
-/* Words of put_gp_guard.  */
 uint32_t gp_guard_words (const struct emitter *e);
 
-/* The first instruction of the block at TARGET when a jump there may
-   run a copy of it in its delay slot and go on past it: an instruction
-   that transfers no control, traps in no way, is neither a system call
-   nor part of a gp prologue or an ll/sc sequence, is written as one word
-   like any other (no GOT reference or translation to rewrite), and
-   has no increment, probe or pad before it in the new code (but for a
-   pad, with PAD_OK: the pads are placed while the layout is made,
-   after whoever must know the answer before; jumping past the first
-   instruction also jumps past any pad).  Else NULL.  */
 const struct insn *slot_fill (const struct emitter *e, uint32_t target,
 			      bool pad_ok);
 
-/* With --counter-update=single, the first instruction of the target of
-   the branch CTL of a block whose taken edge is counted by SN, when it
-   may run before the increment instead of in the delay slot of a jump
-   after it, so that the increment leaves by its carry test (put_llsc's
-   SKIP_TO) and costs no more than a block's: slot_fill's instruction,
-   which must not write a register the increment uses.  Else NULL.  */
 const struct insn *single_leave_fill (const struct emitter *e,
 				      const struct insn *ctl,
 				      const struct snippet *sn);
 
-#endif /* PROFCOPY_STAGES_H */
+#endif 
