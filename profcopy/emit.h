@@ -199,12 +199,16 @@ struct emitter
   unsigned char *edge_ok;	/* Per block: its branch edges may have
 				   counters (mark_edge_candidates).  */
   size_t n_edge_candidates;
-  uint8_t *sys_hook;		/* Per system call: the runtime's syscall
-				   hook is called before it.  */
+  uint8_t *hooks;		/* Per word, HOOK_*: the runtime's syscall
+				   hook is called before the system call;
+				   the jump is noted (--poison-original).  */
   size_t n_sys_hooks;
+  size_t n_jump_notes;
   bool exit_hooked;		/* Some hooked system call is exit_group.  */
   uint32_t syscall_hook_slot;	/* Address of the segment header's word
 				   that holds the hook's address.  */
+  uint32_t jump_note_slot;	/* Address of its word that holds the
+				   runtime's jump note's address.  */
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
@@ -320,7 +324,7 @@ void call_sites_free (struct call_sites *sites);
    the counters by their counts instead of by the static estimate.
    False with *ERRMSG on failure.  */
 bool emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-		bool calls, bool single, bool folded,
+		bool calls, bool single, bool folded, bool note_jumps,
 		struct call_sites *sites,
 		const struct prof_object *const *used, size_t n_used,
 		char **errmsg);

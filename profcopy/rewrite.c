@@ -799,6 +799,8 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
 		   + offsetof (struct pc_segment_header, probe_enter);
   e->syscall_hook_slot = sb->vaddr + (uint32_t) at->hdr
 			 + offsetof (struct pc_segment_header, syscall_hook);
+  e->jump_note_slot = sb->vaddr + (uint32_t) at->hdr
+		      + offsetof (struct pc_segment_header, jump_note);
   at->got = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   /* The window right after the GOT, within gp's reach.  */
   if (e->n_window > 0)
@@ -929,7 +931,8 @@ fill_header (struct rewriter *rw, const struct seg_parts *at)
   put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
 		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0)
 		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0)
-		 | (e->exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0), be);
+		 | (e->exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0)
+		 | (rw->opts->poison_original ? PC_SEGMENT_F_POISONED : 0), be);
   put32 (h + 64, at->derive != 0 ? vaddr + (uint32_t) at->derive : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
@@ -938,6 +941,7 @@ fill_header (struct rewriter *rw, const struct seg_parts *at)
   put32 (h + 84, e->n_window > 0 ? vaddr + (uint32_t) at->window_blocks : 0,
 	 be);
   put32 (h + 88, 0, be);	/* syscall_hook: the runtime's.  */
+  put32 (h + 92, 0, be);	/* jump_note: the runtime's.  */
 }
 
 /* Build RW's new segments for the original at IN_PATH, and patch the
@@ -1045,7 +1049,8 @@ plan (struct rewriter *rw, char **errmsg)
     ok = no_memory (errmsg);
   else
     ok = emit_plan (&rw->e, &rw->a, opts->all_blocks, opts->calls,
-		    opts->single_update, opts->folded, &rw->sites, used,
+		    opts->single_update, opts->folded, opts->poison_original,
+		    &rw->sites, used,
 		    rw->n_used, errmsg);
   free (used);
   for (size_t i = 0; rw->sites.returning != NULL && i < rw->a.cfg.n_blocks;

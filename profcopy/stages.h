@@ -33,6 +33,13 @@
 /* Words of put_syscall_hook.  */
 #define SYSHOOK_WORDS	15
 
+/* Words of put_jump_note.  */
+#define JUMP_NOTE_WORDS	16
+
+/* The flags of struct emitter's hooks.  */
+#define HOOK_SYSCALL	1
+#define HOOK_JUMP_NOTE	2
+
 /* table_jumps: a jump through switch tables that are all known, or
    through one of gp-relative words whose size no check proves.  */
 #define TABLE_JR_PROVEN	1

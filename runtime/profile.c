@@ -89,6 +89,13 @@ static long vm_clone_parent;
    (PC_SEGMENT_F_EXIT_HOOK): the hook writes the profile at exit.  */
 static bool exit_hooked;
 
+/* Some loaded object is poisoned (PC_SEGMENT_F_POISONED): its jumps
+   note themselves in JUMP_NOTE, and a fatal signal at an address that
+   is not code is explained (explain_poison_trap).  With threads, the
+   note is the last any thread wrote.  */
+static bool poisoned;
+static struct pc_jump_note jump_note;
+
 /* Some profiled object is loaded: the runtime has work to do.  */
 static bool active;
 
@@ -795,6 +802,12 @@ pcrt_fill_probe_slots (void)
       h = (struct pc_segment_header *) (uintptr_t) ch;
       if (h->syscall_hook == 0)
 	h->syscall_hook = (uint32_t) (uintptr_t) profcopy_syscall_hook;
+      if (h->flags & PC_SEGMENT_F_POISONED)
+	{
+	  poisoned = true;
+	  if (h->jump_note == 0)
+	    h->jump_note = (uint32_t) (uintptr_t) &jump_note;
+	}
       if ((h->flags & PC_SEGMENT_F_CALLS) && h->probe_enter == 0)
 	{
 	  h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
@@ -1698,9 +1711,138 @@ pcrt_syscall_hook (long nr, long a0, long a1, long a2)
    SA_NODEFER lets the signal sent again through at once; a fault
    repeats when the handler returns.  */
 
-static void
-signal_handler (int signo)
+/* The object of the link map with ADDR in one of its PT_LOAD segments
+   (an executable one, with EXEC), or NULL.  No libc call.  */
+
+static const struct link_map *
+object_at (uintptr_t addr, bool exec)
 {
+  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+
+      if (!snap_phdrs (l->l_addr, &phdr, &phnum))
+	continue;
+      for (size_t i = 0; i < phnum; i++)
+	if (phdr[i].p_type == PT_LOAD && (!exec || (phdr[i].p_flags & PF_X))
+	    && addr - (l->l_addr + phdr[i].p_vaddr) < phdr[i].p_memsz)
+	  return l;
+    }
+  return NULL;
+}
+
+/* The name of the object L for a message: the original's, if L is a
+   profiled copy, else its own.  */
+
+static const char *
+object_name (const struct link_map *l)
+{
+  const ElfW (Phdr) *phdr;
+  size_t phnum;
+  const struct pc_segment_header *h;
+
+  if (snap_phdrs (l->l_addr, &phdr, &phnum)
+      && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL)
+    return (const char *) (l->l_addr + h->path);
+  if (l->l_name != NULL && l->l_name[0] != '\0')
+    return l->l_name;
+  return program_name != NULL ? program_name : "the program";
+}
+
+/* The program counter in the kernel's ucontext that a handler with
+   SA_SIGINFO gets (asm/ucontext.h and asm/sigcontext.h of o32 MIPS:
+   uc_mcontext 24 bytes in, its 64-bit sc_pc 8 bytes into that).  */
+
+static uint32_t
+context_pc (const void *context)
+{
+  uint64_t pc;
+
+  rt_memcpy (&pc, (const char *) context + 32, sizeof pc);
+  return (uint32_t) pc;
+}
+
+/* In a process with a poisoned object, say why the signal SIGNO came
+   when it came at an address that is not code: the poisoned original
+   code of a profiled object, or no executable segment of any object
+   (data, or nothing mapped).  The message names the last indirect
+   jump, call or return noted, which is the one that went there unless
+   a direct branch did (or another thread jumped since).  */
+
+static void
+explain_poison_trap (int signo, const void *context)
+{
+  uint32_t pc = context_pc (context);
+  char pc_hex[11], link_hex[11], jump_hex[11];
+  const char *where = "which is not code", *where_obj = "";
+  const char *jump_obj;
+  const struct link_map *l;
+
+  if (signo != SIGTRAP && signo != SIGILL && signo != SIGSEGV
+      && signo != SIGBUS)
+    return;
+  rt_format_hex (pc_hex, pc);
+  link_hex[0] = '\0';
+  for (l = _r_debug.r_map; l != NULL; l = l->l_next)
+    {
+      const ElfW (Phdr) *phdr;
+      size_t phnum;
+      const struct pc_segment_header *h;
+
+      if (snap_phdrs (l->l_addr, &phdr, &phnum)
+	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL
+	  && (h->flags & PC_SEGMENT_F_POISONED)
+	  && pc - l->l_addr >= h->text_start && pc - l->l_addr < h->text_end)
+	{
+	  rt_format_hex (link_hex, (uint32_t) (pc - l->l_addr));
+	  where = "the poisoned original code at ";
+	  where_obj = object_name (l);
+	  break;
+	}
+    }
+  if (l == NULL)
+    {
+      if (object_at (pc, true) != NULL)
+	return;
+      /* Data of some object, or nothing mapped.  */
+      l = object_at (pc, false);
+      if (l != NULL)
+	{
+	  rt_format_hex (link_hex, (uint32_t) (pc - l->l_addr));
+	  where = "which is not code: ";
+	  where_obj = object_name (l);
+	}
+    }
+  if (jump_note.at == 0)
+    {
+      const char *parts[] = { "--poison-original: ", pc_hex, " was reached, ",
+			      where, link_hex[0] != '\0' ? link_hex : "",
+			      where_obj[0] != '\0' ? " of " : "", where_obj,
+			      ", and no indirect jump, call or return was"
+			      " noted before: a branch went there", NULL };
+      rt_say (parts);
+      return;
+    }
+  rt_format_hex (jump_hex, jump_note.jump);
+  l = object_at (jump_note.at, true);
+  jump_obj = l != NULL ? object_name (l) : "an unknown object";
+  {
+    const char *parts[] = { "--poison-original: the jump at ", jump_hex,
+			    " of ", jump_obj, " went to ", pc_hex, ", ",
+			    where, link_hex[0] != '\0' ? link_hex : "",
+			    where_obj[0] != '\0' ? " of " : "", where_obj,
+			    NULL };
+    rt_say (parts);
+  }
+}
+
+static void
+signal_handler (int signo, siginfo_t *info, void *context)
+{
+  (void) info;
+  if (poisoned)
+    explain_poison_trap (signo, context);
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_SIGNAL, signo);
   sys_tgkill (sys_getpid (), sys_gettid (), signo);
@@ -1799,8 +1941,8 @@ pcrt_init (int argc, char **argv, char **envp)
   pcrt_fill_probe_slots ();
   watch_folded_objects ();
   rt_memset (&sa, 0, sizeof sa);
-  sa.handler = signal_handler;
-  sa.flags = K_SA_RESETHAND | K_SA_NODEFER;
+  sa.handler = (void (*) (int)) (void (*) (void)) signal_handler;
+  sa.flags = K_SA_SIGINFO | K_SA_RESETHAND | K_SA_NODEFER;
   for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0];
        i++)
     if (sys_sigaction (handled_signals[i], NULL, &old) == 0

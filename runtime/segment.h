@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 7
+#define PC_SEGMENT_VERSION 8
 
 struct pc_segment_header
 {
@@ -64,6 +64,21 @@ struct pc_segment_header
      replace its image (exit_group, execve, execveat, fork, clone) skip
      it while it is 0.  */
   uint32_t syscall_hook;
+  /* With PC_SEGMENT_F_POISONED: the run-time address of two words
+     (struct pc_jump_note) to which every indirect jump, call and
+     return of the object writes where it is before it jumps; the
+     runtime writes it here when it starts, and the jumps skip the
+     note while it is 0.  */
+  uint32_t jump_note;
+};
+
+/* The last jump noted: the run-time address of its note in the
+   profiled code, and the link-time address of the jump in the
+   original.  */
+struct pc_jump_note
+{
+  uint32_t at;
+  uint32_t jump;
 };
 
 /* The object is the main program.  */
@@ -78,6 +93,9 @@ struct pc_segment_header
    (libc's _exit): the runtime writes the profile there, after
    everything else the process runs.  */
 #define PC_SEGMENT_F_EXIT_HOOK	0x8
+/* Its original code is filled with traps (--poison-original), and its
+   jumps note themselves (jump_note).  */
+#define PC_SEGMENT_F_POISONED	0x10
 
 /* How the counts of the blocks without a counter follow from the
    others (profcopy/derive.c explains why this is exact).  Vertex 2i is

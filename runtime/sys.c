@@ -121,6 +121,19 @@ rt_format_decimal (char *buf, uint64_t v)
   return len;
 }
 
+size_t
+rt_format_hex (char *buf, uint32_t v)
+{
+  static const char hex[] = "0123456789abcdef";
+
+  buf[0] = '0';
+  buf[1] = 'x';
+  for (int i = 0; i < 8; i++)
+    buf[2 + i] = hex[(v >> (28 - 4 * i)) & 0xf];
+  buf[10] = '\0';
+  return 10;
+}
+
 bool
 rt_append (char *buf, size_t size, size_t *len, const char *s, size_t n)
 {

@@ -137,6 +137,10 @@ void rt_memset (void *to, int c, size_t n);
    (the string is also NUL-terminated).  */
 size_t rt_format_decimal (char *buf, uint64_t v);
 
+/* Write V to BUF as 0x and eight hexadecimal digits, with a NUL (11
+   bytes); return 10.  */
+size_t rt_format_hex (char *buf, uint32_t v);
+
 /* Append the N bytes of S to BUF (SIZE bytes, *LEN used), keeping it
    NUL-terminated.  False if they do not fit.  */
 bool rt_append (char *buf, size_t size, size_t *len, const char *s,

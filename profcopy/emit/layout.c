@@ -294,8 +294,10 @@ layout_pass (struct emitter *e)
 			       (e->probe[w] & PROBE_ENTRY) != 0);
 	  if (e->xlate[w].kind != 0xff)
 	    pc += 4 * xlate_words (e, &e->xlate[w]);
-	  if (e->sys_hook[w])
+	  if (e->hooks[w] & HOOK_SYSCALL)
 	    pc += 4 * SYSHOOK_WORDS;
+	  if (e->hooks[w] & HOOK_JUMP_NOTE)
+	    pc += 4 * JUMP_NOTE_WORDS;
 	  if (at != b->start)
 	    e->map[w] = pc;
 	  pc += 4 * gotref_before_words (e, w);

@@ -450,6 +450,42 @@ put_syscall_hook (struct cursor *c)
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
 }
 
+/* Write the note of the indirect jump, call or return at ADDR that
+   goes before it with --poison-original: the run-time address of the
+   note and ADDR go to the two words at the address that the segment
+   header's jump_note word holds (the runtime fills it when it starts;
+   0 until then: no note), found relative to a bal, so that no valid gp
+   is needed.  ra and at are kept below sp.  When a jump reaches the
+   poisoned original code or data, the runtime's message names the last
+   jump noted.  JUMP_NOTE_WORDS words.  */
+
+static void
+put_jump_note (struct cursor *c, uint32_t addr)
+{
+  const struct emitter *e = c->e;
+  uint32_t anchor = c->pc + 16, hi;
+  int32_t lo;
+
+  split_hi_lo (e->jump_note_slot - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, itype (OP_SW, REG_SP, REG_AT, 8));
+  /* anchor: at = the note's address.  */
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_LW, REG_AT, REG_AT, (uint32_t) lo));
+  put (c, itype (OP_BEQ, REG_AT, 0, 5));	/* beqz at, over the note */
+  put (c, 0);
+  put (c, itype (OP_SW, REG_AT, REG_RA, 0));
+  put (c, itype (OP_LUI, 0, REG_RA, addr >> 16));
+  put (c, itype (OP_ORI, REG_RA, REG_RA, addr & 0xffff));
+  put (c, itype (OP_SW, REG_AT, REG_RA, 4));
+  put (c, itype (OP_LW, REG_SP, REG_AT, 8));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 12));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+}
+
 /* Words of put_gp_guard.  */
 
 uint32_t
@@ -910,8 +946,10 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	    }
 	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
-	  if (e->sys_hook[emit_word_index (e, at)])
+	  if (e->hooks[w] & HOOK_SYSCALL)
 	    put_syscall_hook (&c);
+	  if (e->hooks[w] & HOOK_JUMP_NOTE)
+	    put_jump_note (&c, at);
 	  if (gotref_before_words (e, w) != 0)
 	    put_gotref (&c, code_insn_at (&a->code, at + 4), w + 1);
 	  if (insn == NULL)
@@ -974,7 +1012,7 @@ emit_free (struct emitter *e)
   free (e->invert);
   free (e->edge_ok);
   free (e->xlate);
-  free (e->sys_hook);
+  free (e->hooks);
   free (e->window_slot);
   free (e->window_blocks);
   free (e->edge_owner);

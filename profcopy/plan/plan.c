@@ -88,12 +88,38 @@ mark_syscall_hooks (struct emitter *e)
 	  nr = syscall_number (&a->code, b, at);
 	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
 	    continue;
-	  e->sys_hook[w] = 1;
+	  e->hooks[w] |= HOOK_SYSCALL;
 	  e->n_sys_hooks++;
 	  if (nr == SYS_EXIT_GROUP)
 	    e->exit_hooked = true;
 	}
     }
+}
+
+/* Mark the indirect jumps, calls and returns of E that note
+   themselves for the runtime before they jump (--poison-original):
+   a jump that reaches the poisoned original code or data is then
+   named in the runtime's message.  Those between an ll and its sc are
+   left alone.  */
+
+static void
+mark_jump_notes (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      {
+	const struct insn *insn = &code->sections[s].insns[i];
+	size_t w = code->sections[s].base + i;
+	if ((insn->kind == INSN_IJUMP || insn->kind == INSN_ICALL
+	     || insn->kind == INSN_RETURN)
+	    && !(insn->flags & INSN_F_SLOT) && !e->in_llsc[w])
+	  {
+	    e->hooks[w] |= HOOK_JUMP_NOTE;
+	    e->n_jump_notes++;
+	  }
+      }
 }
 
 /* Mark the words between each ll and its sc: an ll there (ours) would
@@ -628,7 +654,7 @@ plan_branch_edges (struct emitter *e, size_t i)
 
 bool
 emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
-	   bool calls, bool single, bool folded,
+	   bool calls, bool single, bool folded, bool note_jumps,
 	   struct call_sites *sites,
 	   const struct prof_object *const *used, size_t n_used,
 	   char **errmsg)
@@ -688,8 +714,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   e->calls = calls;
   e->probe = calloc (total + 1, 1);
-  e->sys_hook = calloc (total + 1, 1);
-  if (e->sys_hook == NULL)
+  e->hooks = calloc (total + 1, 1);
+  if (e->hooks == NULL)
     goto nomem;
   /* The probe sites' tables: only --calls has any.  */
   if (calls)
@@ -707,6 +733,8 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   mark_entered (e);
   mark_llsc (e);
   mark_syscall_hooks (e);
+  if (note_jumps)
+    mark_jump_notes (e);
   e->returns = malloc (a->cfg.n_funcs + 1);
   if (e->returns == NULL || !find_returning (e, e->returns))
     goto nomem;
