@@ -315,14 +315,52 @@ static const char *const exec_names[8] =
 
 extern ElfW (Dyn) _DYNAMIC[] __attribute__ ((visibility ("hidden")));
 
+/* The SysV ELF hash of NAME (DT_HASH).  */
+
+static uint32_t
+elf_hash (const char *name)
+{
+  uint32_t h = 0;
+
+  for (const unsigned char *p = (const unsigned char *) name; *p != '\0'; p++)
+    {
+      uint32_t g;
+      h = (h << 4) + *p;
+      g = h & 0xf0000000u;
+      h ^= g >> 24;
+      h &= ~g;
+    }
+  return h;
+}
+
+/* Whether symbol I of SYMS (names in STRS) is a function that defines
+   NAME.  */
+
+static bool
+defines (const ElfW (Sym) *syms, const char *strs, size_t i, const char *name)
+{
+  const char *a = strs + syms[i].st_name, *b = name;
+
+  if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_value == 0
+      || ELF32_ST_TYPE (syms[i].st_info) != STT_FUNC)
+    return false;
+  while (*a != '\0' && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
 /* The run-time address of the function NAME defined by the object of
-   link map L (its .dynsym, whose size DT_MIPS_SYMTABNO gives), or 0.  */
+   link map L, or 0: the first such symbol of its .dynsym (whose size
+   DT_MIPS_SYMTABNO gives), found through its DT_HASH table when it has
+   one (libc's 3,218 symbols cost 300,000 instructions per process
+   when every exec function was looked for in turn).  */
 
 static uintptr_t
 find_definition (const struct link_map *l, const char *name)
 {
   const ElfW (Sym) *syms = NULL;
   const char *strs = NULL;
+  const uint32_t *hash = NULL;
   size_t n = 0;
 
   for (const ElfW (Dyn) *d = l->l_ld; d != NULL && d->d_tag != DT_NULL; d++)
@@ -334,6 +372,9 @@ find_definition (const struct link_map *l, const char *name)
       case DT_STRTAB:
 	strs = (const char *) (l->l_addr + d->d_un.d_ptr);
 	break;
+      case DT_HASH:
+	hash = (const uint32_t *) (l->l_addr + d->d_un.d_ptr);
+	break;
 #ifdef DT_MIPS_SYMTABNO
       case DT_MIPS_SYMTABNO:
 	n = d->d_un.d_val;
@@ -344,17 +385,22 @@ find_definition (const struct link_map *l, const char *name)
       }
   if (syms == NULL || strs == NULL)
     return 0;
-  for (size_t i = 1; i < n; i++)
+  if (hash != NULL && hash[0] != 0 && hash[1] <= n)
     {
-      const char *a = strs + syms[i].st_name, *b = name;
-      if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_value == 0
-	  || ELF32_ST_TYPE (syms[i].st_info) != STT_FUNC)
-	continue;
-      while (*a != '\0' && *a == *b)
-	a++, b++;
-      if (*a == *b)
-	return l->l_addr + syms[i].st_value;
+      /* Every match on the chain, the lowest index kept: the symbol
+	 that the linear search below would find.  */
+      const uint32_t *chain = hash + 2 + hash[0];
+      size_t best = 0, steps = 0;
+      for (uint32_t i = hash[2 + elf_hash (name) % hash[0]];
+	   i != STN_UNDEF && i < hash[1] && steps < hash[1];
+	   i = chain[i], steps++)
+	if (defines (syms, strs, i, name) && (best == 0 || i < best))
+	  best = i;
+      return best != 0 ? l->l_addr + syms[best].st_value : 0;
     }
+  for (size_t i = 1; i < n; i++)
+    if (defines (syms, strs, i, name))
+      return l->l_addr + syms[i].st_value;
   return 0;
 }
 
