@@ -347,7 +347,6 @@ struct snapshot
 {
   size_t map_size;			/* Bytes mapped, for munmap.  */
   uint32_t n_objects;
-  uint32_t stamp;			/* See copy_counts.  */
   struct snap_object objects[];
 };
 
@@ -538,61 +537,71 @@ snap_view (const struct pc_segment_header *h, uintptr_t bias,
   return true;
 }
 
-/* Copy the N counters C into TO as 64-bit counts.  Return the sum of
-   their low words: modulo 2^32 that is the number of increments they
-   have had, so a profile whose counters all equal the previous one's
-   has the same sum (pcrt_write_profile skips writing it again).
-   Each counter is read once, high word first: this is the bulk of the
-   work at exit, and read_count's second look at the high word would
-   cost a third more.  Only another thread that carries a counter into
-   its high word between the two loads (once in 2^32 increments of that
-   counter, at that instant) can make a copied count wrong.  With SEEN,
-   the counters are folded (fold.c, pcrt_fold_seen): a low word below
-   its SEEN has wrapped once more than the high word says, and the copy
-   says so (the watcher's next look will too); *WRAPS counts those.  */
+/* Copy the N counters C into TO as 64-bit counts.  Each counter is read
+   once, high word first: this is the bulk of the work at exit (a
+   hello world's libc has some 110,000 counters), and read_count's
+   second look at the high word would cost a third more.  Only another
+   thread that carries a counter into its high word between the two
+   loads (once in 2^32 increments of that counter, at that instant) can
+   make a copied count wrong.  With SEEN, the counters are folded
+   (fold.c, pcrt_fold_seen): a low word below its SEEN has wrapped once
+   more than the high word says, and the copy says so (the watcher's
+   next look will too); *WRAPS counts those.  */
 
-static uint32_t
+static void
 copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
 	     const uint32_t *seen, uint32_t *wraps)
 {
   const volatile struct pc_counter *end = c + n;
-  uint32_t stamp = 0;
 
   if (seen != NULL)
-    for (; c != end; c++, to++, seen++)
-      {
-	uint32_t low = c->low, wrap = low < *seen;
-	stamp += low;
-	*wraps += wrap;
-	*to = (uint64_t) (c->high + wrap) << 32 | low;
-      }
+    {
+      for (; c != end; c++, to++, seen++)
+	{
+	  uint32_t low = c->low, wrap = low < *seen;
+	  *wraps += wrap;
+	  *to = (uint64_t) (c->high + wrap) << 32 | low;
+	}
+      return;
+    }
+  /* Four at a time: 19 instructions for four counters, against 8 or 9
+     for each one by one.  */
+  for (; end - c >= 4; c += 4, to += 4)
+    {
+      uint32_t h0 = c[0].high, l0 = c[0].low, h1 = c[1].high, l1 = c[1].low;
+      uint32_t h2 = c[2].high, l2 = c[2].low, h3 = c[3].high, l3 = c[3].low;
+      to[0] = (uint64_t) h0 << 32 | l0;
+      to[1] = (uint64_t) h1 << 32 | l1;
+      to[2] = (uint64_t) h2 << 32 | l2;
+      to[3] = (uint64_t) h3 << 32 | l3;
+    }
   for (; c != end; c++, to++)
     {
       uint32_t high = c->high, low = c->low;
-      stamp += low;
       *to = (uint64_t) high << 32 | low;
     }
-  return stamp;
 }
 
 /* copy_counts for the window of V, into COUNTS after the copies of the
    other counters.  A wrap that the watcher has not seen goes into the
    copy of the high word of the block's or edge's other counter.  */
 
-static uint32_t
+static void
 copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
 {
-  uint32_t n = v->header->n_blocks + v->n_edges, stamp = 0;
+  uint32_t n = v->header->n_blocks + v->n_edges;
   const uint32_t *seen = pcrt_fold_seen (v->window);
   uint64_t *to = counts + n;
 
   if (v->window_stride == 2)
-    return copy_counts ((const volatile struct pc_counter *) v->window,
-			v->n_window, to, seen, wraps);
+    {
+      copy_counts ((const volatile struct pc_counter *) v->window,
+		   v->n_window, to, seen, wraps);
+      return;
+    }
   for (uint32_t k = 0; k < v->n_window; k++)
     {
       uint32_t low = v->window[k];
-      stamp += low;
       to[k] = low;
       if (seen != NULL && low < seen[k])
 	{
@@ -600,7 +609,6 @@ copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
 	  ++*wraps;
 	}
     }
-  return stamp;
 }
 
 /* Find the program headers of the object with load bias BIAS: noted at
@@ -706,7 +714,6 @@ snapshot_folded (void)
     return NULL;
   s->map_size = size;
   s->n_objects = 0;
-  s->stamp = 0;
   counts = (uint64_t *) &s->objects[n_objects];
   for (const struct link_map *l = _r_debug.r_map;
        l != NULL && s->n_objects < n_objects; l = l->l_next)
@@ -728,9 +735,9 @@ snapshot_folded (void)
       o->header = h;
       o->n_counts = view_counts (&v);
       o->counts = counts;
-      s->stamp += copy_counts (v.counters, n, counts,
-			       pcrt_fold_seen (v.counters), &wraps);
-      s->stamp += copy_window (&v, counts, &wraps);
+      copy_counts (v.counters, n, counts, pcrt_fold_seen (v.counters),
+		   &wraps);
+      copy_window (&v, counts, &wraps);
       unbias_counts (v.counters, n, counts);
       unbias_counts (v.window, v.n_window, counts + n);
       counts += o->n_counts;
