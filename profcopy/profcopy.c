@@ -610,6 +610,39 @@ build_scope (const struct options *opts, const char *exe,
   return true;
 }
 
+/* Check that RUNTIME is a runtime for programs of the byte order
+   BIG_ENDIAN: a MIPS shared object of that order.  Say why not, with
+   what to do, and return false if it is not.  */
+
+static bool
+check_runtime (const char *runtime, bool big_endian)
+{
+  struct mips_object obj;
+  char *err = NULL;
+  bool ok;
+
+  if (!object_open (runtime, &obj, &err))
+    {
+      file_error (runtime, "cannot read the runtime: %s; build it, or name"
+		  " libprofcopy.so for %s with --runtime=FILE",
+		  err != NULL ? err : "out of memory",
+		  big_endian ? "mips" : "mipsel");
+      free (err);
+      return false;
+    }
+  ok = obj.big_endian == big_endian && obj.e_type == ET_DYN;
+  if (!ok)
+    file_error (runtime, "%s, not a runtime for %s programs; name"
+		" libprofcopy.so for %s with --runtime=FILE",
+		obj.e_type != ET_DYN ? "not a shared object"
+		: obj.big_endian ? "a big-endian runtime"
+		: "a little-endian runtime",
+		big_endian ? "big-endian" : "little-endian",
+		big_endian ? "mips" : "mipsel");
+  object_close (&obj);
+  return ok;
+}
+
 static int
 whole_program (const struct options *opts, const char *exe)
 {
@@ -621,7 +654,7 @@ whole_program (const struct options *opts, const char *exe)
   struct symbol_scope scope;
   char *err = NULL, *out = NULL, *runtime = NULL;
   int status = 0;
-  bool big_endian;
+  bool big_endian, made_dir = false;
 
   if (!object_open (exe, &obj, &err))
     {
@@ -651,7 +684,21 @@ whole_program (const struct options *opts, const char *exe)
       }
   if (status != 0)
     goto done;
-  if (mkdir (opts->output, 0777) != 0 && errno != EEXIST)
+  if (opts->runtime != NULL)
+    runtime = strdup (opts->runtime);
+  else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
+		     big_endian ? "mips" : "mipsel", RUNTIME_SONAME) < 0)
+    runtime = NULL;
+  if (runtime == NULL)
+    goto nomem;
+  if (!check_runtime (runtime, big_endian))
+    {
+      status = 1;
+      goto done;
+    }
+  if (mkdir (opts->output, 0777) == 0)
+    made_dir = true;
+  else if (errno != EEXIST)
     {
       file_error (opts->output, "%s", strerror (errno));
       status = 1;
@@ -692,13 +739,6 @@ whole_program (const struct options *opts, const char *exe)
     fprintf (stderr, "%s: %s\n", program_name,
 	     carry_said (folded_carry (opts, true)));
 
-  if (opts->runtime != NULL)
-    runtime = strdup (opts->runtime);
-  else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
-		     big_endian ? "mips" : "mipsel", RUNTIME_SONAME) < 0)
-    runtime = NULL;
-  if (runtime == NULL)
-    goto nomem;
   if (!build_scope (opts, exe, runtime, &closure, &scope))
     goto nomem;
   if (scope.n_objects > 0)
@@ -726,23 +766,31 @@ whole_program (const struct options *opts, const char *exe)
 	}
     }
   status = run_jobs (opts, jobs, closure.n_libs + 1);
-  free_jobs (jobs, closure.n_libs + 1);
   scope_free (&scope);
-  if (status == 0)
+  out = path_in (opts->output, RUNTIME_SONAME);
+  if (out == NULL)
+    status = 1;
+  if (status == 0 && !elf_copy_file (runtime, out, &err))
     {
-      free (out);
-      out = path_in (opts->output, RUNTIME_SONAME);
-      if (out == NULL)
-	goto nomem;
-      char *err = NULL;
-      if (!elf_copy_file (runtime, out, &err))
-	{
-	  file_error (runtime, "cannot copy the runtime: %s",
-		      err != NULL ? err : "out of memory");
-	  free (err);
-	  status = 1;
-	}
+      file_error (runtime, "cannot copy the runtime: %s",
+		  err != NULL ? err : "out of memory");
+      free (err);
+      status = 1;
     }
+  if (status != 0)
+    {
+      /* Nothing half done is left: not the objects that were written,
+	 nor the directory if this run made it.  */
+      for (size_t i = 0; i <= closure.n_libs; i++)
+	unlink (jobs[i].out);
+      if (out != NULL)
+	unlink (out);
+      if (made_dir)
+	rmdir (opts->output);
+    }
+  free_jobs (jobs, closure.n_libs + 1);
+  if (out == NULL)
+    goto nomem;
   goto done;
 
  nomem:

@@ -1007,6 +1007,25 @@ profiled_runs (const struct rewriter *rw, const struct profile_set *set,
   return runs;
 }
 
+/* Whether OBJ is a profiled copy: one of its PT_LOAD segments starts
+   with a profcopy segment header's magic (runtime/segment.h).  */
+
+static bool
+profiled_copy (const struct mips_object *obj)
+{
+  for (size_t i = 0; i < obj->n_segments; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+      if (s->type == PT_LOAD && s->filesz >= sizeof PC_SEGMENT_MAGIC
+	  && s->offset <= obj->size
+	  && obj->size - s->offset >= sizeof PC_SEGMENT_MAGIC
+	  && memcmp (obj->image + s->offset, PC_SEGMENT_MAGIC,
+		     sizeof PC_SEGMENT_MAGIC) == 0)
+	return true;
+    }
+  return false;
+}
+
 /* Analyse the object at IN_PATH into RW, and start the liveness of
    its registers (emit_narrow_liveness) in a thread of its own.  */
 
@@ -1015,8 +1034,18 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
 {
   const struct rewrite_options *opts = rw->opts;
 
+  memset (&rw->a, 0, sizeof rw->a);
+  if (!object_open (in_path, &rw->a.obj, errmsg))
+    return false;
+  rw->a.have_obj = true;
+  if (profiled_copy (&rw->a.obj))
+    {
+      *errmsg = strdup ("already profiled (it is a copy that profcopy"
+			" wrote); give profcopy the original");
+      return false;
+    }
   /* Liveness comes with emit_narrow_liveness.  */
-  if (!analysis_run (in_path, ANALYSE_CFG, &rw->a, errmsg))
+  if (!analysis_run_object (ANALYSE_CFG, &rw->a, errmsg))
     return false;
   if (rw->a.relocs.n_by_type[RELOC_HI_LO] > 0)
     {
