@@ -25,6 +25,7 @@
 
 #include "file-image.h"
 #include "object-int.h"
+#include "segment.h"
 
 /* Set *ERRMSG from FMT and return false.  */
 
@@ -70,6 +71,27 @@ object_get16 (const struct mips_object *obj, const unsigned char *p)
 }
 
 /* Read the 32-bit field at P in the byte order of OBJ.  */
+
+const unsigned char *
+object_profcopy_header (const struct mips_object *obj,
+			const struct object_segment **seg)
+{
+  for (size_t i = 0; i < obj->n_segments; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+      if (s->type == PT_LOAD && s->filesz >= sizeof (struct pc_segment_header)
+	  && s->offset <= obj->size
+	  && obj->size - s->offset >= sizeof (struct pc_segment_header)
+	  && memcmp (obj->image + s->offset, PC_SEGMENT_MAGIC,
+		     sizeof PC_SEGMENT_MAGIC) == 0)
+	{
+	  if (seg != NULL)
+	    *seg = s;
+	  return obj->image + s->offset;
+	}
+    }
+  return NULL;
+}
 
 uint32_t
 object_get32 (const struct mips_object *obj, const unsigned char *p)

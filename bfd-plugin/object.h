@@ -139,6 +139,13 @@ bool object_read_image (const char *name, const void *data, size_t size,
 /* Free everything OBJ owns.  */
 void object_close (struct mips_object *obj);
 
+/* The header of OBJ's profcopy segment (runtime/segment.h), if OBJ is
+   a profiled copy: the first PT_LOAD whose bytes start with its magic,
+   with room for the whole header in the file; with SEG not NULL, *SEG
+   is that segment.  NULL if OBJ is not a profiled copy.  */
+const unsigned char *object_profcopy_header (const struct mips_object *obj,
+					     const struct object_segment **seg);
+
 /* Read a 16- or 32-bit field at P in OBJ's byte order.  */
 uint16_t object_get16 (const struct mips_object *obj, const unsigned char *p);
 uint32_t object_get32 (const struct mips_object *obj, const unsigned char *p);

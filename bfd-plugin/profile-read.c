@@ -58,6 +58,18 @@ free_object (struct prof_object *obj)
 /* Add the flow C of edge K (its vertices at EDGES, as segment.h says)
    to ACC: out of the vertex it leaves, into the one it enters.  */
 
+/* The count at P: a 64-bit value (versions 1 and 2), or with PAIRS
+   (version 3) its low word, then its high word, as the counters are in
+   the program's memory.  */
+
+static uint64_t
+get_count (bool be, bool pairs, const unsigned char *p)
+{
+  if (pairs)
+    return (uint64_t) get32 (be, p + 4) << 32 | get32 (be, p);
+  return get64 (be, p);
+}
+
 static void
 add_edge (bool be, const unsigned char *edges, uint32_t k, uint64_t c,
 	  uint64_t *acc)
@@ -66,7 +78,8 @@ add_edge (bool be, const unsigned char *edges, uint32_t k, uint64_t c,
   acc[get32 (be, edges + 8 * k + 4)] -= c;
 }
 
-/* Set OBJ's N block counts from the counters of a version 2 record:
+/* Set OBJ's N block counts from the counters of a version 2 or 3
+   record (with PAIRS, version 3's, get_count):
    COUNTERS, N + N_EDGES counts of blocks and of the derivation's
    counted edges, then N_WINDOW window counts, whose blocks or edges
    are the words at WB; the counts of the blocks without a counter are
@@ -75,7 +88,8 @@ add_edge (bool be, const unsigned char *edges, uint32_t k, uint64_t c,
    index is checked before it is used.  */
 
 static bool
-derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
+derive_counts (bool be, bool pairs, struct prof_object *obj,
+	       const unsigned char *derive,
 	       uint32_t derive_size, uint32_t n_edges,
 	       const unsigned char *wb, uint32_t n_window,
 	       const unsigned char *counters, unsigned index, char **errmsg)
@@ -114,12 +128,12 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
       return errmsg_format (errmsg, "object %u: bad window", index);
 
   for (uint32_t b = 0; b < n; b++)
-    obj->counts[b] = get64 (be, counters + 8 * b);
+    obj->counts[b] = get_count (be, pairs, counters + 8 * b);
   for (uint32_t j = 0; j < n_window; j++)
     {
       uint32_t b = get32 (be, wb + 4 * j);
       if (b < n)
-	obj->counts[b] += get64 (be, win + 8 * j);
+	obj->counts[b] += get_count (be, pairs, win + 8 * j);
     }
   if (derive_size == 0)
     return true;
@@ -134,12 +148,12 @@ derive_counts (bool be, struct prof_object *obj, const unsigned char *derive,
 	acc[2 * b + 1] -= obj->counts[b];
       }
   for (uint32_t k = 0; k < n_edges; k++)
-    add_edge (be, edges, k, get64 (be, counters + 8 * ((size_t) n + k)), acc);
+    add_edge (be, edges, k, get_count (be, pairs, counters + 8 * ((size_t) n + k)), acc);
   for (uint32_t j = 0; j < n_window; j++)
     {
       uint32_t e = get32 (be, wb + 4 * j);
       if (e >= n)
-	add_edge (be, edges, e - n, get64 (be, win + 8 * j), acc);
+	add_edge (be, edges, e - n, get_count (be, pairs, win + 8 * j), acc);
     }
   for (uint32_t k = 0; k < n_links; k++)
     acc[get32 (be, links + 8 * k + 4)] += acc[get32 (be, links + 8 * k)];
@@ -227,7 +241,8 @@ parse_record (const unsigned char *data, size_t size, size_t off,
       obj->blocks[b].size = get32 (be, p + b * PCPROF_BLOCK_SIZE + 4);
     }
   p += (size_t) n * PCPROF_BLOCK_SIZE;
-  if (!derive_counts (be, obj, p, derive_size, n_edges, p + derive_pad,
+  if (!derive_counts (be, version >= PCPROF_VERSION_3, obj, p, derive_size,
+		      n_edges, p + derive_pad,
 		      n_window, p + derive_pad + wb_pad, index, errmsg))
     {
       free_object (obj);
@@ -301,11 +316,11 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       goto cleanup;
     }
   version = get32 (be, data + PCPROF_H_VERSION);
-  if (version != PCPROF_VERSION
+  if (version != PCPROF_VERSION && version != PCPROF_VERSION_2
       && !(version == PCPROF_VERSION_1 && !be))
     {
       errmsg_format (errmsg, "unsupported profile version %u (this profreport"
-		     " reads versions %u and %u)", version, PCPROF_VERSION_1,
+		     " reads versions %u to %u)", version, PCPROF_VERSION_1,
 		     PCPROF_VERSION);
       goto cleanup;
     }

@@ -1007,25 +1007,6 @@ profiled_runs (const struct rewriter *rw, const struct profile_set *set,
   return runs;
 }
 
-/* Whether OBJ is a profiled copy: one of its PT_LOAD segments starts
-   with a profcopy segment header's magic (runtime/segment.h).  */
-
-static bool
-profiled_copy (const struct mips_object *obj)
-{
-  for (size_t i = 0; i < obj->n_segments; i++)
-    {
-      const struct object_segment *s = &obj->segments[i];
-      if (s->type == PT_LOAD && s->filesz >= sizeof PC_SEGMENT_MAGIC
-	  && s->offset <= obj->size
-	  && obj->size - s->offset >= sizeof PC_SEGMENT_MAGIC
-	  && memcmp (obj->image + s->offset, PC_SEGMENT_MAGIC,
-		     sizeof PC_SEGMENT_MAGIC) == 0)
-	return true;
-    }
-  return false;
-}
-
 /* Analyse the object at IN_PATH into RW, and start the liveness of
    its registers (emit_narrow_liveness) in a thread of its own.  */
 
@@ -1038,7 +1019,7 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
   if (!object_open (in_path, &rw->a.obj, errmsg))
     return false;
   rw->a.have_obj = true;
-  if (profiled_copy (&rw->a.obj))
+  if (object_profcopy_header (&rw->a.obj, NULL) != NULL)
     {
       *errmsg = strdup ("already profiled (it is a copy that profcopy"
 			" wrote); give profcopy the original");

@@ -21,29 +21,6 @@
 
 #define FIELD(f) offsetof (struct pc_segment_header, f)
 
-/* The header of OBJ's profcopy segment and the segment holding it, or
-   NULL.  */
-
-static const unsigned char *
-find_header (const struct mips_object *obj,
-	     const struct object_segment **seg)
-{
-  for (size_t i = 0; i < obj->n_segments; i++)
-    {
-      const struct object_segment *s = &obj->segments[i];
-      if (s->type == PT_LOAD && s->filesz >= sizeof (struct pc_segment_header)
-	  && s->offset <= obj->size
-	  && obj->size - s->offset >= sizeof (struct pc_segment_header)
-	  && memcmp (obj->image + s->offset, PC_SEGMENT_MAGIC,
-		     sizeof PC_SEGMENT_MAGIC) == 0)
-	{
-	  *seg = s;
-	  return obj->image + s->offset;
-	}
-    }
-  return NULL;
-}
-
 static bool
 damaged (const struct mips_object *obj, const char *what)
 {
@@ -56,7 +33,7 @@ bool
 copy_map_read (const struct mips_object *obj, struct copy_map *cm)
 {
   const struct object_segment *seg = NULL;
-  const unsigned char *h = find_header (obj, &seg);
+  const unsigned char *h = object_profcopy_header (obj, &seg);
   const struct object_section *text;
   const unsigned char *p;
   uint32_t header_size, path, map, text_end;

@@ -35,6 +35,7 @@
 
 #include "profile-format.h"
 #include "runtime.h"
+#include "sys.h"
 #include "trace.h"
 
 #ifndef PATH_MAX
@@ -49,7 +50,19 @@
 static int
 raw_execve (const char *path, char *const argv[], char *const envp[])
 {
-  return syscall (SYS_execve, path, argv, envp);
+  errno = (int) -RAW_SYSCALL4 (__NR_execve, path, argv, envp, 0);
+  return -1;
+}
+
+/* The first of S's characters that is C, or NULL.  */
+
+static const char *
+find_char (const char *s, char c)
+{
+  for (; *s != '\0'; s++)
+    if (*s == c)
+      return s;
+  return NULL;
 }
 
 /* Run the script PATH, which the kernel refused with ENOEXEC, with
@@ -82,7 +95,7 @@ static int
 search_and_exec (const char *file, char *const argv[], char *const envp[])
 {
   const char *path, *p;
-  size_t file_len = strlen (file);
+  size_t file_len = rt_strlen (file);
   bool got_eacces = false;
 
   if (file[0] == '\0')
@@ -90,7 +103,7 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
       errno = ENOENT;
       return -1;
     }
-  if (strchr (file, '/') != NULL)
+  if (find_char (file, '/') != NULL)
     {
       raw_execve (file, argv, envp);
       if (errno == ENOEXEC)
@@ -103,14 +116,14 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
       return -1;
     }
 
-  path = getenv ("PATH");
+  path = rt_getenv (environ, "PATH");
   if (path == NULL)
     path = DEFAULT_PATH;
   for (p = path; ; p++)
     {
       char buf[PATH_MAX];
-      const char *end = strchr (p, ':');
-      size_t dir_len = end != NULL ? (size_t) (end - p) : strlen (p);
+      const char *end = find_char (p, ':');
+      size_t dir_len = end != NULL ? (size_t) (end - p) : rt_strlen (p);
 
       /* An empty element is the current directory.  */
       if (dir_len + 1 + file_len < sizeof buf)
@@ -118,11 +131,11 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
 	  size_t len = 0;
 	  if (dir_len > 0)
 	    {
-	      memcpy (buf, p, dir_len);
+	      rt_memcpy (buf, p, dir_len);
 	      len = dir_len;
 	      buf[len++] = '/';
 	    }
-	  memcpy (buf + len, file, file_len + 1);
+	  rt_memcpy (buf + len, file, file_len + 1);
 	  raw_execve (buf, argv, envp);
 	  switch (errno)
 	    {
@@ -188,19 +201,20 @@ pcrt_own_fexecve (int fd, char *const argv[], char *const envp[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
-#ifdef SYS_execveat
-  syscall (SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+#ifdef __NR_execveat
+  errno = (int) -sys_execveat (fd, "", argv, envp, AT_EMPTY_PATH);
   if (errno != ENOSYS)
     return -1;
 #endif
   {
     /* Kernels before 3.19: go through /proc.  */
-    char buf[32] = "/proc/self/fd/";
-    size_t len = strlen (buf);
+    char buf[32];
+    size_t len = sizeof "/proc/self/fd/" - 1;
     char digits[12];
     size_t n = 0;
     unsigned v = (unsigned) fd;
 
+    rt_memcpy (buf, "/proc/self/fd/", len);
     if (fd < 0)
       {
 	errno = EBADF;
@@ -422,6 +436,29 @@ pcrt_next_definition (const char *name)
 	return a;
     }
   return 0;
+}
+
+extern void *__dso_handle __attribute__ ((visibility ("hidden")));
+
+int
+pcrt_cxa_atexit (void (*fn) (void *), void *arg)
+{
+  int (*f) (void (*) (void *), void *, void *)
+    = (int (*) (void (*) (void *), void *, void *))
+      pcrt_next_definition ("__cxa_atexit");
+
+  return f != NULL ? f (fn, arg, NULL) : -1;
+}
+
+int
+pcrt_atfork (void (*prepare) (void), void (*parent) (void),
+	     void (*child) (void))
+{
+  int (*f) (void (*) (void), void (*) (void), void (*) (void), void *)
+    = (int (*) (void (*) (void), void (*) (void), void (*) (void), void *))
+      pcrt_next_definition ("__register_atfork");
+
+  return f != NULL ? f (prepare, parent, child, __dso_handle) : -1;
 }
 
 void

@@ -382,7 +382,7 @@ pcrt_fold_start (const char *test)
   /* Even with nothing to watch, so that libc runs the same code with
      the runtime whether the objects are profiled or not (the test
      suite's oracle runs the original programs with the runtime).  */
-  pthread_atfork (fork_prepare, fork_parent, fork_child);
+  pcrt_atfork (fork_prepare, fork_parent, fork_child);
   if (n_arrays == 0)
     return;
   for (size_t a = 0; a < n_arrays; a++)

@@ -17,7 +17,7 @@
      object record 0
      ...
 
-   An object record (version 2) is a record header (PCPROF_RECORD_SIZE
+   An object record (version 3) is a record header (PCPROF_RECORD_SIZE
    bytes) followed by, each padded with zeros to a multiple of 8 bytes:
    the original path (PATH_LEN bytes and a NUL); the build-id
    (BUILD_ID_LEN bytes); the block table (N_BLOCKS pairs of 32-bit start
@@ -25,8 +25,10 @@
    struct pc_derive and the tables after it); the window's list
    (N_WINDOW 32-bit words, as segment.h's window_blocks); then the
    counters, N_BLOCKS + N_EDGES + N_WINDOW 64-bit counts: the blocks',
-   the derivation's counted edges', the window's.  RECORD_SIZE is the
-   size of all of that.  A version 1 file is little-endian and its
+   the derivation's counted edges', the window's, each as two 32-bit
+   words, the low one first, as segment.h's struct pc_counter (version
+   2 had 64-bit values; the same bytes little-endian).  RECORD_SIZE is
+   the size of all of that.  A version 1 file is little-endian and its
    records have a 32-byte header, the block table and N_BLOCKS counts
    (nothing derived).  */
 
@@ -38,9 +40,11 @@
 #define PCPROF_MAGIC_LEN 8
 
 /* The version this header describes.  A reader rejects other versions.  */
-#define PCPROF_VERSION 2
+#define PCPROF_VERSION 3
+#define PCPROF_VERSION_3 3
 
-/* The oldest version a reader still reads.  */
+/* The older versions a reader still reads.  */
+#define PCPROF_VERSION_2 2
 #define PCPROF_VERSION_1 1
 
 /* The byte order mark: this value, in the file's byte order (bytes

@@ -259,18 +259,6 @@ put32 (uint32_t v)
     flush ();
 }
 
-/* Append V as the program stores a uint64_t.  */
-
-static void
-put64 (uint64_t v)
-{
-  uint32_t w[2];
-
-  rt_memcpy (w, &v, sizeof w);
-  put32 (w[0]);
-  put32 (w[1]);
-}
-
 /* Read counter C.  Another thread may be incrementing it; the high word
    is read twice so that a carry between the reads is seen.  */
 
@@ -339,7 +327,7 @@ struct snap_object
   uintptr_t bias;			/* Load bias (dlpi_addr, l_addr).  */
   const struct pc_segment_header *header;
   uint32_t n_counts;
-  const uint64_t *counts;		/* As its record has them.  */
+  const struct pc_counter *counts;	/* As its record has them.  */
 };
 
 /* A snapshot: the mapping it lives in and the objects it holds.  */
@@ -460,9 +448,63 @@ snap_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
    both look at an object through this, so they agree on its counts.
    No libc call.  */
 
+static bool check_view (const struct pc_segment_header *h, uintptr_t bias,
+			const ElfW (Phdr) *phdr, size_t phnum,
+			struct seg_view *v);
+
+/* The views snap_view made, for the next look at the same object: the
+   writer looks at every object four times or more, and each check costs
+   a thousand instructions.  A header at the same place, with the same
+   bias, checksum and counters, is the same loaded object, whose tables
+   do not change.  VIEW_CACHE_BUSY keeps two threads from using it at
+   once (the second does without).  */
+#define VIEW_CACHE_SIZE 8
+static struct
+{
+  const struct pc_segment_header *header;
+  uintptr_t bias;
+  uint32_t checksum, counters;
+  struct seg_view view;
+} view_cache[VIEW_CACHE_SIZE];
+static unsigned view_cache_next;
+static int view_cache_busy;
+
 static bool
 snap_view (const struct pc_segment_header *h, uintptr_t bias,
 	   const ElfW (Phdr) *phdr, size_t phnum, struct seg_view *v)
+{
+  bool ok;
+
+  if (__atomic_exchange_n (&view_cache_busy, 1, __ATOMIC_ACQUIRE) != 0)
+    return check_view (h, bias, phdr, phnum, v);
+  for (unsigned i = 0; i < VIEW_CACHE_SIZE; i++)
+    if (view_cache[i].header == h && view_cache[i].bias == bias
+	&& view_cache[i].checksum == h->checksum
+	&& view_cache[i].counters == h->counters)
+      {
+	rt_memcpy (v, &view_cache[i].view, sizeof *v);
+	__atomic_store_n (&view_cache_busy, 0, __ATOMIC_RELEASE);
+	return true;
+      }
+  ok = check_view (h, bias, phdr, phnum, v);
+  if (ok)
+    {
+      unsigned i = view_cache_next++ % VIEW_CACHE_SIZE;
+      view_cache[i].header = h;
+      view_cache[i].bias = bias;
+      view_cache[i].checksum = h->checksum;
+      view_cache[i].counters = h->counters;
+      rt_memcpy (&view_cache[i].view, v, sizeof *v);
+    }
+  __atomic_store_n (&view_cache_busy, 0, __ATOMIC_RELEASE);
+  return ok;
+}
+
+/* snap_view's checks, without the cache.  */
+
+static bool
+check_view (const struct pc_segment_header *h, uintptr_t bias,
+	    const ElfW (Phdr) *phdr, size_t phnum, struct seg_view *v)
 {
   uint64_t n = h->n_blocks, size;
   uint32_t end;
@@ -549,8 +591,8 @@ snap_view (const struct pc_segment_header *h, uintptr_t bias,
    next look will too); *WRAPS counts those.  */
 
 static void
-copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
-	     const uint32_t *seen, uint32_t *wraps)
+copy_counts (const volatile struct pc_counter *c, uint32_t n,
+	     struct pc_counter *to, const uint32_t *seen, uint32_t *wraps)
 {
   const volatile struct pc_counter *end = c + n;
 
@@ -560,7 +602,8 @@ copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
 	{
 	  uint32_t low = c->low, wrap = low < *seen;
 	  *wraps += wrap;
-	  *to = (uint64_t) (c->high + wrap) << 32 | low;
+	  to->high = c->high + wrap;
+	  to->low = low;
 	}
       return;
     }
@@ -570,15 +613,16 @@ copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
     {
       uint32_t h0 = c[0].high, l0 = c[0].low, h1 = c[1].high, l1 = c[1].low;
       uint32_t h2 = c[2].high, l2 = c[2].low, h3 = c[3].high, l3 = c[3].low;
-      to[0] = (uint64_t) h0 << 32 | l0;
-      to[1] = (uint64_t) h1 << 32 | l1;
-      to[2] = (uint64_t) h2 << 32 | l2;
-      to[3] = (uint64_t) h3 << 32 | l3;
+      to[0].high = h0, to[0].low = l0;
+      to[1].high = h1, to[1].low = l1;
+      to[2].high = h2, to[2].low = l2;
+      to[3].high = h3, to[3].low = l3;
     }
   for (; c != end; c++, to++)
     {
       uint32_t high = c->high, low = c->low;
-      *to = (uint64_t) high << 32 | low;
+      to->high = high;
+      to->low = low;
     }
 }
 
@@ -587,11 +631,12 @@ copy_counts (const volatile struct pc_counter *c, uint32_t n, uint64_t *to,
    copy of the high word of the block's or edge's other counter.  */
 
 static void
-copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
+copy_window (const struct seg_view *v, struct pc_counter *counts,
+	     uint32_t *wraps)
 {
   uint32_t n = v->header->n_blocks + v->n_edges;
   const uint32_t *seen = pcrt_fold_seen (v->window);
-  uint64_t *to = counts + n;
+  struct pc_counter *to = counts + n;
 
   if (v->window_stride == 2)
     {
@@ -602,10 +647,11 @@ copy_window (const struct seg_view *v, uint64_t *counts, uint32_t *wraps)
   for (uint32_t k = 0; k < v->n_window; k++)
     {
       uint32_t low = v->window[k];
-      to[k] = low;
+      to[k].low = low;
+      to[k].high = 0;
       if (seen != NULL && low < seen[k])
 	{
-	  counts[v->window_blocks[k]] += (uint64_t) 1 << 32;
+	  counts[v->window_blocks[k]].high++;
 	  ++*wraps;
 	}
     }
@@ -654,7 +700,7 @@ snap_phdrs (uintptr_t bias, const ElfW (Phdr) **phdr, size_t *phnum)
 
 static struct snapshot *snapshot_folded (void);
 
-PCRT_EXPORT __attribute__ ((noinline)) struct snapshot *
+static struct snapshot *
 profcopy_snapshot (void)
 {
   struct snapshot *s;
@@ -669,17 +715,49 @@ profcopy_snapshot (void)
    whose low words start at LOW from their copies TO.  */
 
 static void
-unbias_counts (const volatile void *low, uint32_t n, uint64_t *to)
+unbias_counts (const volatile void *low, uint32_t n, struct pc_counter *to)
 {
   uint32_t bias = pcrt_fold_bias (low);
 
   if (bias != 0)
     for (uint32_t k = 0; k < n; k++)
-      to[k] -= bias;
+      {
+	to[k].high -= to[k].low < bias;
+	to[k].low -= bias;
+      }
+}
+
+/* Add the count FROM to TO, modulo 2^64.  */
+
+static inline void
+add_count (struct pc_counter *to, const struct pc_counter *from)
+{
+  uint32_t low = to->low + from->low;
+
+  to->high += from->high + (low < from->low);
+  to->low = low;
+}
+
+static bool has_retired (const struct seg_view *v);
+
+/* Whether the counters of the object V shows are copied at the
+   snapshot: when they are not as its record has them (folded ones,
+   whose wraps the watcher may not have seen yet; the carry test's
+   bias), or a retired record's counts are to be added to them.  The
+   others are written straight from the segment (put_record).  */
+
+static bool
+needs_copy (const struct seg_view *v)
+{
+  return pcrt_fold_seen (v->counters) != NULL || v->window_stride != 2
+	 || pcrt_fold_seen (v->window) != NULL
+	 || pcrt_fold_bias (v->counters) != 0
+	 || pcrt_fold_bias (v->window) != 0 || has_retired (v);
 }
 
 /* profcopy_snapshot's work, under the lock that keeps the watcher
-   (fold.c) away.  */
+   (fold.c) away: the copy of the counters of the objects that
+   needs_copy says.  */
 
 static struct snapshot *
 snapshot_folded (void)
@@ -687,7 +765,7 @@ snapshot_folded (void)
   uint32_t n_objects = 0, wraps = 0;
   size_t n_counts = 0, size;
   struct snapshot *s;
-  uint64_t *counts;
+  struct pc_counter *counts;
   struct seg_view v;
 
   for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
@@ -698,7 +776,7 @@ snapshot_folded (void)
 
       if (snap_phdrs (l->l_addr, &phdr, &phnum)
 	  && (h = snap_find_header (l->l_addr, phdr, phnum)) != NULL
-	  && snap_view (h, l->l_addr, phdr, phnum, &v))
+	  && snap_view (h, l->l_addr, phdr, phnum, &v) && needs_copy (&v))
 	{
 	  n_objects++;
 	  n_counts += view_counts (&v);
@@ -707,14 +785,14 @@ snapshot_folded (void)
   if (n_objects == 0)
     return NULL;
   size = sizeof *s + n_objects * sizeof s->objects[0]
-	 + n_counts * sizeof (uint64_t);
+	 + n_counts * sizeof (struct pc_counter);
   size = (size + 4095) & ~(size_t) 4095;
   s = pcrt_mmap (size);
   if (s == NULL)
     return NULL;
   s->map_size = size;
   s->n_objects = 0;
-  counts = (uint64_t *) &s->objects[n_objects];
+  counts = (struct pc_counter *) &s->objects[n_objects];
   for (const struct link_map *l = _r_debug.r_map;
        l != NULL && s->n_objects < n_objects; l = l->l_next)
     {
@@ -726,7 +804,7 @@ snapshot_folded (void)
 
       if (!snap_phdrs (l->l_addr, &phdr, &phnum)
 	  || (h = snap_find_header (l->l_addr, phdr, phnum)) == NULL
-	  || !snap_view (h, l->l_addr, phdr, phnum, &v)
+	  || !snap_view (h, l->l_addr, phdr, phnum, &v) || !needs_copy (&v)
 	  || view_counts (&v) > n_counts)
 	continue;
       n = h->n_blocks + v.n_edges;
@@ -763,7 +841,7 @@ static struct snapshot *current_snapshot;
 /* Return the counts of the object VIEW shows, loaded with bias BIAS, in
    the current snapshot, or NULL.  */
 
-static const uint64_t *
+static const struct pc_counter *
 snapshot_counts (const struct seg_view *view, uintptr_t bias)
 {
   struct snapshot *s = current_snapshot;
@@ -817,8 +895,8 @@ pcrt_fill_probe_slots (void)
 	}
       if ((h->flags & PC_SEGMENT_F_CALLS) && h->probe_enter == 0)
 	{
-	  h->probe_enter = (uint32_t) (uintptr_t) profcopy_trace_enter;
-	  h->probe_exit = (uint32_t) (uintptr_t) profcopy_trace_exit;
+	  h->probe_enter = (uint32_t) (uintptr_t) pcrt_trace_enter;
+	  h->probe_exit = (uint32_t) (uintptr_t) pcrt_trace_exit;
 	}
     }
 }
@@ -913,7 +991,8 @@ watch_folded_objects (void)
     pcrt_fold_start (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
 }
 
-static void retired_add_to (const struct seg_view *view, uint64_t *counts);
+static void retired_add_to (const struct seg_view *view,
+			    struct pc_counter *counts);
 
 /* Append the object record of VIEW, loaded with bias BIAS
    (profile-format.h): the tables are written as the segment has them,
@@ -923,7 +1002,8 @@ static void
 put_record (const struct seg_view *view, uintptr_t bias)
 {
   const struct pc_segment_header *h = view->header;
-  uint64_t *counts = (uint64_t *) snapshot_counts (view, bias);
+  struct pc_counter *counts
+    = (struct pc_counter *) snapshot_counts (view, bias);
   uint32_t n = h->n_blocks + view->n_edges;
 
   if (counts != NULL && out.mem == NULL)
@@ -950,16 +1030,23 @@ put_record (const struct seg_view *view, uintptr_t bias)
   put_zeros (PCPROF_PAD8 (view->derive_size) - view->derive_size);
   put_bytes (view->window_blocks, 4 * (size_t) view->n_window);
   put_zeros (PCPROF_PAD8 (4 * view->n_window) - 4 * view->n_window);
+  /* The counters as they are, low word then high word (version 3):
+     from the snapshot, or straight from the segment, which costs the
+     program nothing a counter.  */
   if (counts != NULL)
     put_bytes (counts, (size_t) view_counts (view) * PCPROF_COUNT_SIZE);
   else
     {
-      for (uint32_t k = 0; k < n; k++)
-	put64 (read_count (&view->counters[k]));
-      for (uint32_t k = 0; k < view->n_window; k++)
-	put64 (view->window_stride == 1 ? view->window[k]
-	       : read_count ((const volatile struct pc_counter *)
-			     &view->window[2 * k]));
+      put_bytes ((const void *) view->counters, (size_t) n * PCPROF_COUNT_SIZE);
+      if (view->window_stride == 2)
+	put_bytes ((const void *) view->window,
+		   (size_t) view->n_window * PCPROF_COUNT_SIZE);
+      else
+	for (uint32_t k = 0; k < view->n_window; k++)
+	  {
+	    put32 (view->window[k]);
+	    put32 (0);
+	  }
     }
 }
 
@@ -1010,14 +1097,14 @@ record_word (const unsigned char *r, size_t off)
 /* The number of counts of record R, and where they start.  */
 
 static uint32_t
-record_counts (const unsigned char *r, uint64_t **counts)
+record_counts (const unsigned char *r, struct pc_counter **counts)
 {
   uint32_t n = record_word (r, PCPROF_R_N_BLOCKS)
 	       + record_word (r, PCPROF_R_N_EDGES)
 	       + record_word (r, PCPROF_R_N_WINDOW);
 
-  *counts = (uint64_t *) (r + record_word (r, PCPROF_R_RECORD_SIZE)
-			  - (size_t) n * PCPROF_COUNT_SIZE);
+  *counts = (struct pc_counter *) (r + record_word (r, PCPROF_R_RECORD_SIZE)
+				   - (size_t) n * PCPROF_COUNT_SIZE);
   return n;
 }
 
@@ -1119,11 +1206,11 @@ retire_commit (void)
       for (size_t i = 0; i < n_retired; i++)
 	if (same_object (retired[i].record, pending[k].record))
 	  {
-	    uint64_t *to, *from;
+	    struct pc_counter *to, *from;
 	    uint32_t n = record_counts (retired[i].record, &to);
 	    record_counts (pending[k].record, &from);
 	    for (uint32_t j = 0; j < n; j++)
-	      to[j] += from[j];
+	      add_count (&to[j], &from[j]);
 	    pending[k].record = NULL;
 	    break;
 	  }
@@ -1152,20 +1239,31 @@ retired_of (const unsigned char *r, const struct seg_view *view)
 	 && record_word (r, PCPROF_R_N_WINDOW) == view->n_window;
 }
 
+/* Whether some retired record is of the object V shows.  */
+
+static bool
+has_retired (const struct seg_view *v)
+{
+  for (size_t i = 0; i < n_retired; i++)
+    if (retired_of (retired[i].record, v))
+      return true;
+  return false;
+}
+
 /* Add to COUNTS, the counts of the loaded object VIEW shows, those of
    the retired record retired_unmatched matched with it.  */
 
 static void
-retired_add_to (const struct seg_view *view, uint64_t *counts)
+retired_add_to (const struct seg_view *view, struct pc_counter *counts)
 {
   for (size_t i = 0; i < n_retired; i++)
     if (retired[i].matched && !retired[i].added
 	&& retired_of (retired[i].record, view))
       {
-	uint64_t *from;
+	struct pc_counter *from;
 	uint32_t n = record_counts (retired[i].record, &from);
 	for (uint32_t j = 0; j < n; j++)
-	  counts[j] += from[j];
+	  add_count (&counts[j], &from[j]);
 	retired[i].added = true;
 	return;
       }
@@ -1866,7 +1964,6 @@ exit_handler (void *unused)
   pcrt_write_profile (PCPROF_REASON_EXIT, 0);
 }
 
-extern int __cxa_atexit (void (*) (void *), void *, void *);
 extern char **environ __attribute__ ((weak));
 
 /* Take PROFCOPY_OUTPUT from the environment, as an absolute name, and
@@ -1958,7 +2055,7 @@ pcrt_init (int argc, char **argv, char **envp)
   if (exit_hooked)
     pcrt_exec_forward ();
   else
-    __cxa_atexit (exit_handler, NULL, NULL);
+    pcrt_cxa_atexit (exit_handler, NULL);
 }
 
 bool

@@ -98,6 +98,14 @@ PCRT_HIDDEN void pcrt_exec_forward (void);
    No libc call.  */
 PCRT_HIDDEN uintptr_t pcrt_next_definition (const char *name);
 
+/* libc's __cxa_atexit, and its __register_atfork (what pthread_atfork
+   calls, with this object's __dso_handle), found when first called
+   rather than imported: every import costs the dynamic linker a symbol
+   lookup in every process.  -1 when libc has none.  */
+PCRT_HIDDEN int pcrt_cxa_atexit (void (*fn) (void *), void *arg);
+PCRT_HIDDEN int pcrt_atfork (void (*prepare) (void), void (*parent) (void),
+			     void (*child) (void));
+
 /* The program headers of the object of link map L: false if they
    cannot be found.  No libc call.  */
 PCRT_HIDDEN bool pcrt_object_phdrs (const struct link_map *l,

@@ -116,6 +116,11 @@ sys_readlink (const char *path, char *buf, size_t size)
   return RAW_SYSCALL4 (__NR_readlink, path, buf, size, 0);
 }
 
+/* The execveat system call itself: only when it fails does it return,
+   -errno.  */
+long sys_execveat (int fd, const char *path, char *const argv[],
+		   char *const envp[], int flags);
+
 /* The st_mode of PATH (not following a last symbolic link with
    NOFOLLOW), or -errno.  */
 long sys_file_mode (const char *path, bool nofollow);

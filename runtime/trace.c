@@ -702,6 +702,11 @@ profcopy_trace_exit (uint32_t func, uint32_t site)
   record_event (func, site, PCTRACE_EXIT);
 }
 
+void pcrt_trace_enter (uint32_t func, uint32_t site)
+  __attribute__ ((alias ("profcopy_trace_enter")));
+void pcrt_trace_exit (uint32_t func, uint32_t site)
+  __attribute__ ((alias ("profcopy_trace_exit")));
+
 /* Write every thread's buffer.  A buffer whose owner is appending an
    event at this moment is skipped (its thread is still running and
    writes it later, or the process ends without it).  */
@@ -840,8 +845,6 @@ trace_exit_hook (void *unused)
   flush_all (false);
 }
 
-extern int __cxa_atexit (void (*) (void *), void *, void *);
-
 /* Install the fatal-signal handlers, and without the syscall hook the
    exit handler and the fork hooks, once, at the first event.  Each
    signal handler chains to the action it replaces; a signal the
@@ -866,8 +869,8 @@ trace_setup (void)
       sys_sigaction (fatal_signals[i], &sa, NULL);
   if (!pcrt_exit_hooked ())
     {
-      pthread_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
-      __cxa_atexit (trace_exit_hook, NULL, NULL);
+      pcrt_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
+      pcrt_cxa_atexit (trace_exit_hook, NULL);
     }
 }
 

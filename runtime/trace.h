@@ -35,6 +35,12 @@
 PCRT_EXPORT void profcopy_trace_enter (uint32_t func, uint32_t site);
 PCRT_EXPORT void profcopy_trace_exit (uint32_t func, uint32_t site);
 
+/* The same two under hidden names, for the runtime's own use: taking an
+   exported function's address costs a global GOT entry, which the
+   dynamic linker looks up in every process.  */
+PCRT_HIDDEN void pcrt_trace_enter (uint32_t func, uint32_t site);
+PCRT_HIDDEN void pcrt_trace_exit (uint32_t func, uint32_t site);
+
 /* Write out the buffered events of every thread: before exec and at
    exit.  */
 PCRT_HIDDEN void pcrt_trace_flush (void);

@@ -164,9 +164,10 @@ for e in be le; do
   done
 done
 
-# Hand-made seeds: a version 1 profile (little-endian, two blocks), a
-# version 2 one of each byte order with a derivation table, and a text
-# trace.
+# Hand-made seeds: a version 1 profile (little-endian, two blocks),
+# version 2 and 3 ones of each byte order with a derivation table (the
+# same bytes: version 3 reads the count as a low and a high word), and
+# a text trace.
 {
   printf 'PCPROF\0\0'
   word le 1; word le 0x01020304; word le 40; word le 1; word le 1
@@ -195,6 +196,8 @@ for e in le be; do
     printf '\0\0\0\0'
     word $e 9; word $e 0; word $e 0; word $e 0
   } >"$out/profile/hand-v2-$e.prof"
+  { head -c 8 "$out/profile/hand-v2-$e.prof"; word $e 3
+    tail -c +13 "$out/profile/hand-v2-$e.prof"; } >"$out/profile/hand-v3-$e.prof"
 done
 printf '%s\n' '# profcopy trace 1 pid 7' \
   'O 0x400000 0x401000 0x0 /prog' \

@@ -34,9 +34,8 @@
    runs: the file then holds the counts as they were just before that
    instruction ran for the first time (stop_at=first, the default) or
    for the last time (stop_at=last: every run of ADDR takes a new copy
-   of the counts).  The test suite stops at the runtime's
-   profcopy_snapshot, where a profiled program copies its own counters
-   before writing its profile.  A file with a stop address holds a
+   of the counts).  (The test suite once stopped at the runtime's
+   snapshot of its counters; it now counts to exit_group.)  A file with a stop address holds a
    `# stops N' line (N runs of ADDR; 0 means the counts are those at
    exit).  In mode tb and cb the block that holds ADDR is counted once
    more at its start; ADDR starts its block when it is a call target.
