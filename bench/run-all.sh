@@ -29,6 +29,9 @@
 #   --plugin=FILE        the QEMU counting plugin (default: this tree's
 #                        testsuite/tools/qemu-count-plugin.so; built from
 #                        its source with ${CC:-cc} when missing)
+#   --programs="NAME..." measure only these programs of the runtime part
+#                        (cpubench lua5.4 sqlite3 hello busybox openssl);
+#                        and leave out the speed part
 #   --keep               keep the work directory and say where it is
 #
 # Runtime overhead.  The programs: bench/cpubench.c built with the cross
@@ -92,6 +95,7 @@ profreport=$top/report/profreport
 runtime_dir=$top/runtime
 plugin=$top/testsuite/tools/qemu-count-plugin.so
 keep=no
+only=""
 
 for arg in "$@"; do
   case $arg in
@@ -107,6 +111,7 @@ for arg in "$@"; do
     --runtime-dir=*) runtime_dir=${arg#*=} ;;
     --plugin=*) plugin=${arg#*=} ;;
     --keep) keep=yes ;;
+    --programs=*) only=${arg#*=} ;;
     -h|--help) bench_help "$0"; exit 0 ;;
     *) bench_die "unknown argument \`$arg' (try --help)" ;;
   esac
@@ -164,7 +169,10 @@ have_testbed=yes
 # and the extra guest environment.  Each variant lives in a directory
 # of its own with a name of the same length, so that every guest sees
 # a program path (argv[0], auxv) of the same length.
-programs="cpubench lua5.4 sqlite3"
+programs="cpubench lua5.4 sqlite3 hello busybox openssl"
+# The short processes: what a profiled process costs however little it
+# runs (start-up, the runtime, the profile written at exit).
+short_programs="hello busybox openssl"
 declare -A variants_of arch_of sysroot_of args_of input_of
 variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-inline trained tr-single"
 arch_of[cpubench]=$arch
@@ -180,6 +188,17 @@ args_of[lua5.4]=../lua-workload.lua
 input_of[lua5.4]=/dev/null
 args_of[sqlite3]="-batch :memory:"
 input_of[sqlite3]=$work/sqlite3/sqlite-workload.sql
+for p in $short_programs; do
+  variants_of[$p]="original profcopy"
+  arch_of[$p]=mipsel
+  sysroot_of[$p]=$tbroot
+  input_of[$p]=/dev/null
+done
+arch_of[hello]=$arch
+sysroot_of[hello]=/usr/$triple
+args_of[hello]=""
+args_of[busybox]="echo hello"
+args_of[openssl]="version"
 
 # variant_dir VARIANT: print the build directory name of VARIANT.
 variant_dir () {
@@ -233,6 +252,16 @@ prepare () {
       { cp "$tbroot/usr/bin/sqlite3" "$base/orig/" \
 	  && cp "$here/sqlite-workload.sql" "$base/"; } 2> "$base/prepare.err"
       ;;
+    hello)
+      # shellcheck disable=SC2086  # $cflags is a list of words.
+      $cc $cflags -o "$base/orig/hello" "$here/hello.c" > "$base/prepare.err" 2>&1
+      ;;
+    busybox)
+      cp "$tbroot/bin/busybox" "$base/orig/" 2> "$base/prepare.err"
+      ;;
+    openssl)
+      cp "$tbroot/usr/bin/openssl" "$base/orig/" 2> "$base/prepare.err"
+      ;;
   esac
 }
 
@@ -276,7 +305,7 @@ declare -A status_of count_of med_of min_of max_of
 # NAME; fill the arrays above.
 measure () {
   local name=$1 base=$work/$1 variant v status t why
-  if [ "$name" != cpubench ] && [ "$have_testbed" = no ]; then
+  if [ "${sysroot_of[$name]}" = "$tbroot" ] && [ "$have_testbed" = no ]; then
     for variant in ${variants_of[$name]}; do
       status_of[$name/$variant]="no test bed in $testbed"
     done
@@ -289,8 +318,10 @@ measure () {
     done
     return
   fi
-  for variant in profcopy pc-atomic pc-single pc-inline; do
-    rewrite_checked "$name" "$variant"
+  for variant in ${variants_of[$name]}; do
+    case $variant in
+      profcopy|pc-atomic|pc-single|pc-inline) rewrite_checked "$name" "$variant" ;;
+    esac
   done
 
   # Count.  The plain program runs first: its output is the reference.
@@ -324,8 +355,11 @@ measure () {
       status_of[$name/$variant]=ok
     fi
     # Keep the whole-program profile of the counted run for profreport.
-    if [ "$variant" = profcopy ] && [ -s "$base/run/$name.prof" ]; then
-      cp "$base/run/$name.prof" "$base/$name.prof"
+    # (PROGRAM.PID.prof: the runtime's default name.)
+    if [ "$variant" = profcopy ]; then
+      for f in "$base/run/$name".*prof; do
+	[ -s "$f" ] && cp "$f" "$base/$name.prof" && break
+      done
     fi
     if [ "$variant" = original ] && [ "${status_of[$name/original]}" != ok ]; then
       for v in ${variants_of[$name]}; do
@@ -480,6 +514,33 @@ print_runtime () {
   done
 }
 
+# print_fixed: the fixed cost per process of the short programs: the
+# instructions the profiled process runs beyond the original's, and the
+# size of the profile it writes.
+print_fixed () {
+  local name orig pc size
+  echo
+  echo "Fixed cost per process (short processes, profcopy variant): the"
+  echo "instructions beyond the original's and the profile written at exit"
+  printf '%-9s %-22s %13s %13s %11s %7s  %s\n' program "run" "original" \
+	 "profiled" "extra" "ratio" "profile KiB"
+  for name in $short_programs; do
+    case " $programs " in *" $name "*) ;; *) continue ;; esac
+    orig=${count_of[$name/original]:-}
+    pc=${count_of[$name/profcopy]:-}
+    if [ -z "$orig" ] || [ -z "$pc" ]; then
+      printf '%-9s FAILED: see the rows above\n' "$name"
+      continue
+    fi
+    size=-
+    [ -s "$work/$name/$name.prof" ] \
+      && size=$(bench_ratio "$(wc -c < "$work/$name/$name.prof")" 1024 %.0f)
+    printf '%-9s %-22s %13s %13s %11s %7s  %s\n' "$name" \
+	   "${name}${args_of[$name]:+ ${args_of[$name]}}" "$orig" "$pc" \
+	   "$((pc - orig))" "$(bench_ratio "$pc" "$orig")" "$size"
+  done
+}
+
 # speed_row LABEL TASK BASE_LABEL BASE LIMIT: one row of the speed part:
 # TASK against BASE, the time ratio's goal below LIMIT.
 speed_row () {
@@ -525,15 +586,32 @@ echo "machine: $(uname -m), $(nproc) cpus; $(qemu-mipsel --version | head -n 1)"
 echo "compiler: $("$triple-gcc" --version | head -n 1), cflags \`$cflags'"
 echo "profcopy: $("$profcopy" --version 2>/dev/null | head -n 1) ($profcopy)"
 echo "workloads: cpubench $scale ($triple), lua5.4 bench/lua-workload.lua," \
-     "sqlite3 bench/sqlite-workload.sql (Debian mipsel, $tbroot)"
+     "sqlite3 bench/sqlite-workload.sql (Debian mipsel, $tbroot);" \
+     "short processes: hello ($triple, bench/hello.c), busybox echo," \
+     "openssl version (Debian mipsel)"
 echo "instructions counted by $(basename "$plugin") (mode tb)"
 
+if [ -n "$only" ]; then
+  for name in $only; do
+    case " $programs " in
+      *" $name "*) ;;
+      *) bench_die "--programs: \`$name' is not one of $programs" ;;
+    esac
+  done
+  programs=$only
+fi
 for name in $programs; do
   measure "$name"
 done
-speed
+[ -z "$only" ] && speed
 print_runtime
-print_speed
+print_fixed
+if [ -z "$only" ]; then
+  print_speed
+else
+  echo
+  echo "(--programs: no rewrite and report speed part)"
+fi
 echo
 echo "total time of this run: $(($(date +%s) - start)) s"
 
