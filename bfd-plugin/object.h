@@ -44,6 +44,9 @@ struct object_symbol
   unsigned char other;		/* st_other (visibility, STO_MIPS16...).  */
   uint16_t shndx;
   bool dynamic;			/* From .dynsym rather than .symtab.  */
+  bool hidden_version;		/* .dynsym: a version other than the
+				   default (.gnu.version's hidden bit:
+				   cfree@GLIBC_2.0 beside free@@GLIBC_2.0).  */
   uint32_t index;		/* Index within its own table.  */
   uint32_t value_offset;	/* File offset of the st_value field.  */
 };
@@ -145,6 +148,15 @@ void object_close (struct mips_object *obj);
    is that segment.  NULL if OBJ is not a profiled copy.  */
 const unsigned char *object_profcopy_header (const struct mips_object *obj,
 					     const struct object_segment **seg);
+
+/* How good a name symbol S is for its address, among the symbols of the
+   same address: lower is better.  .symtab before .dynsym, the default
+   version before another (free@@GLIBC_2.0 over cfree@GLIBC_2.0), fewer
+   leading underscores, then global before weak before local, so that
+   `malloc' wins over `__libc_malloc' and the weak `puts' over the
+   global `_IO_puts': the names that programs call.  Below 10000 for
+   every .symtab symbol.  */
+int object_symbol_rank (const struct object_symbol *s);
 
 /* Read a 16- or 32-bit field at P in OBJ's byte order.  */
 uint16_t object_get16 (const struct mips_object *obj, const unsigned char *p);

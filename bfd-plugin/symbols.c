@@ -81,18 +81,39 @@ check_isa (const struct mips_object *obj, char **errmsg)
   return true;
 }
 
+/* The .gnu.version section of the dynamic symbol table TAB of OBJ: one
+   16-bit entry per symbol, within the file; or NULL.  */
+
+static const unsigned char *
+version_table (const struct mips_object *obj, const struct object_section *tab,
+	       size_t count)
+{
+  size_t index = (size_t) (tab - obj->sections);
+
+  for (size_t i = 0; i < obj->n_sections; i++)
+    {
+      const struct object_section *s = &obj->sections[i];
+      if (s->type == SHT_GNU_versym && s->link == index
+	  && s->size / 2 >= count && s->offset <= obj->size
+	  && obj->size - s->offset >= (size_t) s->size)
+	return obj->image + s->offset;
+    }
+  return NULL;
+}
+
 /* Append the symbols of table TAB to OBJ->symbols.  */
 
 static bool
 read_table (struct mips_object *obj, const struct object_section *tab,
 	    char **errmsg)
 {
-  const unsigned char *strs = NULL;
+  const unsigned char *strs = NULL, *versions;
   size_t count = 0, strsz = 0, i;
   struct object_symbol *grown;
 
   if (!check_table (obj, tab, &count, &strs, &strsz, errmsg))
     return false;
+  versions = tab->type == SHT_DYNSYM ? version_table (obj, tab, count) : NULL;
   if (count <= 1)
     return true;
   grown = realloc (obj->symbols,
@@ -119,11 +140,23 @@ read_table (struct mips_object *obj, const struct object_section *tab,
       sym->other = p[13];
       sym->shndx = object_get16 (obj, p + 14);
       sym->dynamic = tab->type == SHT_DYNSYM;
+      sym->hidden_version = versions != NULL
+			    && (object_get16 (obj, versions + 2 * i) & 0x8000);
       sym->index = (uint32_t) i;
       sym->value_offset = (uint32_t) (off + 4);
       obj->n_symbols++;
     }
   return true;
+}
+
+int
+object_symbol_rank (const struct object_symbol *s)
+{
+  size_t underscores = strspn (s->name, "_");
+
+  return (s->dynamic ? 10000 : 0) + (s->hidden_version ? 1000 : 0)
+	 + (int) (underscores < 9 ? underscores : 9) * 10
+	 + (s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2);
 }
 
 /* Read .symtab, then .dynsym, of OBJ into OBJ->symbols.  */

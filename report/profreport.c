@@ -37,6 +37,7 @@ enum option_code
   OPTION_EDGE_THRES,
   OPTION_FORMAT,
   OPTION_MAP,
+  OPTION_NO_DEMANGLE,
   OPTION_NODE_THRES,
   OPTION_SYSROOT
 };
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
   { "format", required_argument, NULL, OPTION_FORMAT },
   { "help", no_argument, NULL, 'h' },
   { "map", required_argument, NULL, OPTION_MAP },
+  { "no-demangle", no_argument, NULL, OPTION_NO_DEMANGLE },
   { "node-thres", required_argument, NULL, OPTION_NODE_THRES },
   { "output", required_argument, NULL, 'o' },
   { "sysroot", required_argument, NULL, OPTION_SYSROOT },
@@ -87,6 +89,8 @@ usage (FILE *stream, int status)
       --format=FORMAT            Print FORMAT: text (the default) or csv\n\
       --map=FILE                 Name the traced program's functions from the\n\
                                    GNU ld map FILE too (a stripped program)\n\
+      --no-demangle              Show C++ function names as the symbol\n\
+                                   tables have them, not demangled\n\
       --node-thres=PCT           Leave out of the graph the functions below\n\
                                    PCT%% of the instructions, or of the traced\n\
                                    time for a trace (default 0.5)\n\
@@ -313,6 +317,9 @@ main (int argc, char **argv)
 	break;
       case OPTION_MAP:
 	topts.map = optarg;
+	break;
+      case OPTION_NO_DEMANGLE:
+	report_demangle = false;
 	break;
       case OPTION_SYSROOT:
 	topts.sysroot = optarg;

@@ -18,6 +18,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_DEMANGLE
+# include <libiberty/demangle.h>
+#endif
 
 #include "errmsg.h"
 #include "calls.h"
@@ -53,20 +56,22 @@ mul_sat (uint64_t a, uint64_t b)
   return __builtin_mul_overflow (a, b, &prod) ? UINT64_MAX : prod;
 }
 
-/* Rank symbol S among the names of one address: .symtab before
-   .dynsym, fewer leading underscores, then global before weak before
-   local, so that `malloc' wins over `__libc_malloc' and the weak `puts'
-   over the global `_IO_puts': the names that programs call.  */
+bool report_demangle = true;
 
-static int
-symbol_rank (const struct object_symbol *s)
+char *
+report_symbol_name (const char *sym)
 {
-  int rank = s->dynamic ? 10000 : 0;
-  size_t underscores = strspn (s->name, "_");
-
-  rank += (underscores < 9 ? (int) underscores : 9) * 10;
-  rank += s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2;
-  return rank;
+#ifdef HAVE_DEMANGLE
+  /* Only what the Itanium C++ ABI mangles (_Z...): cplus_demangle would
+     also take some C names for other schemes' mangling.  */
+  if (report_demangle && sym[0] == '_' && sym[1] == 'Z')
+    {
+      char *d = cplus_demangle (sym, DMGL_PARAMS | DMGL_ANSI);
+      if (d != NULL)
+	return d;
+    }
+#endif
+  return strdup (sym);
 }
 
 static int
@@ -108,7 +113,7 @@ collect_symbols (const struct mips_object *obj, size_t *n)
       syms[count].addr = addr;
       syms[count].size = s->size;
       syms[count].name = s->name;
-      syms[count].rank = symbol_rank (s);
+      syms[count].rank = object_symbol_rank (s);
       count++;
     }
   qsort (syms, count, sizeof *syms, compare_func_sym);
@@ -151,7 +156,7 @@ add_function (struct report *r, const char *name, uint32_t addr,
   f = &r->functions[r->n_functions];
   memset (f, 0, sizeof *f);
   if (name != NULL)
-    f->name = strdup (name);
+    f->name = report_symbol_name (name);
   else if (asprintf (&f->name, "func_0x%" PRIx32, addr) < 0)
     f->name = NULL;
   if (f->name == NULL)

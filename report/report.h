@@ -93,6 +93,15 @@ struct report
    profiled, and attribute OBJ's blocks to its functions in R.  On
    failure return false and set *ERRMSG to a malloc'd reason (without
    the object's name).  OBJ must outlive R.  */
+/* Whether function names are shown demangled (the default; profreport
+   --no-demangle clears it).  */
+extern bool report_demangle;
+
+/* The name to show for symbol SYM: demangled when it is a C++ name and
+   REPORT_DEMANGLE is set, else a copy.  malloc'd; NULL when out of
+   memory.  */
+char *report_symbol_name (const char *sym);
+
 bool report_add_object (struct report *r, const struct prof_object *obj,
 			char **errmsg);
 

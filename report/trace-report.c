@@ -30,6 +30,7 @@
 #include "copy-map.h"
 #include "crc32.h"
 #include "object.h"
+#include "report.h"
 #include "trace-report.h"
 
 /* A named entry address.  */
@@ -78,18 +79,6 @@ compare_named (const void *a, const void *b)
   if (x->addr != y->addr)
     return x->addr < y->addr ? -1 : 1;
   return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-/* Rank symbol S: .symtab before the map (rank 5000) before .dynsym;
-   global before weak before local; fewer leading underscores.  */
-
-static int
-symbol_rank (const struct object_symbol *s)
-{
-  size_t underscores = strspn (s->name, "_");
-
-  return ((s->dynamic ? 10000 : 0) + (underscores < 9 ? underscores : 9) * 10
-	  + (s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2));
 }
 
 /* Read the GNU ld map FILE: every line `  0xADDR  NAME' (a symbol
@@ -212,7 +201,7 @@ add_names (struct symbol_file *sf, const struct mips_object *obj,
 	copy_map_original (copy, s->value, &addr);
       sf->names[sf->n_names].addr = addr;
       sf->names[sf->n_names].size = s->size;
-      sf->names[sf->n_names].rank = symbol_rank (s);
+      sf->names[sf->n_names].rank = object_symbol_rank (s);
       sf->names[sf->n_names].name = s->name;
       sf->n_names++;
     }
@@ -318,7 +307,7 @@ function_name (const struct internal *in, const struct symbol_file *sf,
     best = m;
   *size = best != NULL ? best->size : 0;
   if (best != NULL)
-    return strdup (best->name);
+    return report_symbol_name (best->name);
   if (asprintf (&name, "func_0x%" PRIx32, addr) < 0)
     return NULL;
   return name;
