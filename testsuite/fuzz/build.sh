@@ -45,6 +45,7 @@ if [ ! -f "$builddir/config.h" ] || [ ! -f "$builddir/Makefile" ]; then
   exit 1
 fi
 bfd_libs=$(sed -n 's/^BFD_LIBS = //p' "$builddir/Makefile")
+iberty_libs=$(sed -n 's/^IBERTY_LIBS = //p' "$builddir/Makefile")
 
 # The compiler must link a fuzzer: an empty one proves it.
 mkdir -p "$out" || exit 1
@@ -73,4 +74,5 @@ rm -f "$probe" "$out/probe" "$out/probe.log"
 exec ${MAKE:-make} --no-print-directory -j"${JOBS:-2}" \
   -f "$srcdir/testsuite/fuzz/fuzz.mk" \
   SRCDIR="$srcdir" BUILDDIR="$builddir" OUT="$out" CC="$cc" \
-  SANITIZE="$sanitize" LINK_SANITIZE="$link_sanitize" BFD_LIBS="$bfd_libs"
+  SANITIZE="$sanitize" LINK_SANITIZE="$link_sanitize" BFD_LIBS="$bfd_libs" \
+  IBERTY_LIBS="$iberty_libs"

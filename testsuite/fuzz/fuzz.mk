@@ -14,6 +14,7 @@
 #   SANITIZE  the -fsanitize= list of the compilations
 #   LINK_SANITIZE  the -fsanitize= list of the links
 #   BFD_LIBS  the BFD and libopcodes libraries configure found
+#   IBERTY_LIBS  libiberty, for the demangler, when configure found it
 
 TARGETS = object decode relocs rewrite profile trace
 
@@ -42,7 +43,7 @@ CPPFLAGS = -I$(BUILDDIR) -I$(SRCDIR)/bfd-plugin -I$(SRCDIR)/opcodes-glue \
 CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 	-fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 LDFLAGS = -fsanitize=$(LINK_SANITIZE)
-LIBS = $(BFD_LIBS) -lpthread -lm
+LIBS = $(BFD_LIBS) $(IBERTY_LIBS) -lpthread -lm
 
 LIB_OBJECTS = $(LIB_SOURCES:%.c=$(OUT)/obj/%.o)
 
