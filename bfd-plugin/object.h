@@ -87,6 +87,11 @@ struct mips_object
   unsigned char *image;		/* The whole file.  */
   size_t size;
   bool mapped;			/* IMAGE is mapped, not read (munmap).  */
+  /* The separate debug file whose .symtab object_add_debug_symbols
+     added to SYMBOLS (their names point into it), or NULL.  */
+  unsigned char *debug_image;
+  size_t debug_size;
+  bool debug_mapped;
   bool big_endian;
   uint16_t e_type;		/* ET_EXEC or ET_DYN.  */
   uint32_t e_entry, e_flags, e_phoff, e_shoff;
@@ -142,6 +147,23 @@ bool object_read_image (const char *name, const void *data, size_t size,
 /* Free everything OBJ owns.  */
 void object_close (struct mips_object *obj);
 
+/* The separate debug file of OBJ, as GDB finds one: by OBJ's build-id,
+   DIR/.build-id/NN/NNNN....debug, then by its .gnu_debuglink name NAME
+   (whose CRC-32 the file must have): next to OBJ, in .debug/ there,
+   and DIR/OBJ's directory/NAME; DIR being SYSROOT/usr/lib/debug when
+   SYSROOT is not NULL, then that of the sysroot OBJ's path suggests
+   (what comes before /usr/lib/ or /lib/ in it), then /usr/lib/debug.
+   A malloc'd path, or NULL if there is none.  */
+char *object_find_debug_file (const struct mips_object *obj,
+			      const char *sysroot);
+
+/* Add to OBJ's symbols the .symtab of its separate debug file PATH
+   (Debian's -dbg packages; objcopy --only-keep-debug), as .symtab
+   symbols: a MIPS ELF32 file of OBJ's byte order whose build-id, when
+   OBJ has one, is OBJ's.  False with *ERRMSG if it is not.  */
+bool object_add_debug_symbols (struct mips_object *obj, const char *path,
+			       char **errmsg);
+
 /* The header of OBJ's profcopy segment (runtime/segment.h), if OBJ is
    a profiled copy: the first PT_LOAD whose bytes start with its magic,
    with room for the whole header in the file; with SEG not NULL, *SEG
@@ -154,8 +176,9 @@ const unsigned char *object_profcopy_header (const struct mips_object *obj,
    version before another (free@@GLIBC_2.0 over cfree@GLIBC_2.0), fewer
    leading underscores, then global before weak before local, so that
    `malloc' wins over `__libc_malloc' and the weak `puts' over the
-   global `_IO_puts': the names that programs call.  Below 10000 for
-   every .symtab symbol.  */
+   global `_IO_puts': the names that programs call.  A .symtab name
+   NAME@V (not NAME@@V) is another version too.  Below 10000 for every
+   .symtab symbol.  */
 int object_symbol_rank (const struct object_symbol *s);
 
 /* Read a 16- or 32-bit field at P in OBJ's byte order.  */

@@ -153,8 +153,12 @@ int
 object_symbol_rank (const struct object_symbol *s)
 {
   size_t underscores = strspn (s->name, "_");
+  const char *at = strchr (s->name, '@');
+  /* A .symtab name with a version: NAME@@V is the default one, NAME@V
+     another (a separate debug file's .symtab has them).  */
+  bool other_version = s->hidden_version || (at != NULL && at[1] != '@');
 
-  return (s->dynamic ? 10000 : 0) + (s->hidden_version ? 1000 : 0)
+  return (s->dynamic ? 10000 : 0) + (other_version ? 1000 : 0)
 	 + (int) (underscores < 9 ? underscores : 9) * 10
 	 + (s->bind == STB_GLOBAL ? 0 : s->bind == STB_WEAK ? 1 : 2);
 }

@@ -95,7 +95,9 @@ usage (FILE *stream, int status)
                                    PCT%% of the instructions, or of the traced\n\
                                    time for a trace (default 0.5)\n\
   -o, --output=FILE              Write the report to FILE, not standard output\n\
-      --sysroot=DIR              Look for the traced objects in DIR first\n\
+      --sysroot=DIR              Look for the traced objects in DIR first,\n\
+                                   and for separate debug files in\n\
+                                   DIR/usr/lib/debug\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n");
   if (status == EXIT_SUCCESS)
@@ -323,6 +325,7 @@ main (int argc, char **argv)
 	break;
       case OPTION_SYSROOT:
 	topts.sysroot = optarg;
+	report_sysroot = optarg;
 	break;
       case OPTION_DOT:
 	opts.dot = optarg;

@@ -16,6 +16,7 @@
 
 #include <elf.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_DEMANGLE
@@ -57,10 +58,42 @@ mul_sat (uint64_t a, uint64_t b)
 }
 
 bool report_demangle = true;
+const char *report_sysroot;
+
+void
+report_add_debug_symbols (struct mips_object *obj)
+{
+  char *path, *err = NULL;
+
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    if (!obj->symbols[i].dynamic)
+      return;
+  path = object_find_debug_file (obj, report_sysroot);
+  if (path == NULL)
+    return;
+  if (!object_add_debug_symbols (obj, path, &err))
+    fprintf (stderr, "profreport: %s: %s; its functions are named without"
+	     " it\n", path, err != NULL ? err : "cannot read");
+  free (err);
+  free (path);
+}
 
 char *
 report_symbol_name (const char *sym)
 {
+  const char *at = strstr (sym, "@@");
+
+  /* NAME@@VERSION, the default version, is shown as NAME.  */
+  if (at != NULL && at > sym)
+    {
+      char *name = strndup (sym, (size_t) (at - sym));
+      char *shown;
+      if (name == NULL)
+	return NULL;
+      shown = report_symbol_name (name);
+      free (name);
+      return shown;
+    }
 #ifdef HAVE_DEMANGLE
   /* Only what the Itanium C++ ABI mangles (_Z...): cplus_demangle would
      also take some C names for other schemes' mangling.  */
@@ -317,6 +350,7 @@ report_add_object (struct report *r, const struct prof_object *prof,
 		     "mismatch)");
       goto cleanup;
     }
+  report_add_debug_symbols (&obj);
 
   ro = realloc (r->objects, (r->n_objects + 1) * sizeof *ro);
   if (ro == NULL)

@@ -93,13 +93,24 @@ struct report
    profiled, and attribute OBJ's blocks to its functions in R.  On
    failure return false and set *ERRMSG to a malloc'd reason (without
    the object's name).  OBJ must outlive R.  */
+/* The sysroot in which separate debug files are looked for first
+   (profreport --sysroot), or NULL.  */
+extern const char *report_sysroot;
+
+/* Name OBJ's functions from its separate debug file too when OBJ has
+   no .symtab of its own (a stripped library of a distribution, whose
+   -dbg package holds the symbols; object_find_debug_file says where it
+   is looked for, REPORT_SYSROOT first).  Nothing when there is none.  */
+struct mips_object;
+void report_add_debug_symbols (struct mips_object *obj);
+
 /* Whether function names are shown demangled (the default; profreport
    --no-demangle clears it).  */
 extern bool report_demangle;
 
-/* The name to show for symbol SYM: demangled when it is a C++ name and
-   REPORT_DEMANGLE is set, else a copy.  malloc'd; NULL when out of
-   memory.  */
+/* The name to show for symbol SYM: without its version when that is
+   the default one (NAME@@VERSION), demangled when it is a C++ name and
+   REPORT_DEMANGLE is set.  malloc'd; NULL when out of memory.  */
 char *report_symbol_name (const char *sym);
 
 bool report_add_object (struct report *r, const struct prof_object *obj,

@@ -258,6 +258,11 @@ get_file (struct internal *in, const char *path, bool is_program,
       sf->is_copy = copy_map_read (&sf->obj, &sf->copy);
       if (sf->is_copy)
 	sf->orig_open = open_original (&sf->copy, sysroot, &sf->orig);
+      /* Not a copy's own symbols: they are at its new addresses.  */
+      if (sf->orig_open)
+	report_add_debug_symbols (&sf->orig);
+      else if (!sf->is_copy)
+	report_add_debug_symbols (&sf->obj);
       if (!add_names (sf, sf->orig_open ? &sf->orig : &sf->obj,
 		      sf->is_copy && !sf->orig_open ? &sf->copy : NULL))
 	{
