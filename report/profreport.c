@@ -36,10 +36,13 @@ enum option_code
   OPTION_DOT,
   OPTION_EDGE_THRES,
   OPTION_FORMAT,
+  OPTION_FUNCTION,
   OPTION_MAP,
   OPTION_NO_DEMANGLE,
   OPTION_NODE_THRES,
-  OPTION_SYSROOT
+  OPTION_OBJECT,
+  OPTION_SYSROOT,
+  OPTION_ZEROS
 };
 
 /* Sorted by name.  */
@@ -51,13 +54,16 @@ static const struct option long_options[] = {
   { "dot", required_argument, NULL, OPTION_DOT },
   { "edge-thres", required_argument, NULL, OPTION_EDGE_THRES },
   { "format", required_argument, NULL, OPTION_FORMAT },
+  { "function", required_argument, NULL, OPTION_FUNCTION },
   { "help", no_argument, NULL, 'h' },
   { "map", required_argument, NULL, OPTION_MAP },
   { "no-demangle", no_argument, NULL, OPTION_NO_DEMANGLE },
   { "node-thres", required_argument, NULL, OPTION_NODE_THRES },
+  { "object", required_argument, NULL, OPTION_OBJECT },
   { "output", required_argument, NULL, 'o' },
   { "sysroot", required_argument, NULL, OPTION_SYSROOT },
   { "version", no_argument, NULL, 'V' },
+  { "zeros", no_argument, NULL, OPTION_ZEROS },
   { NULL, 0, NULL, 0 }
 };
 
@@ -87,6 +93,9 @@ usage (FILE *stream, int status)
       --edge-thres=PCT           Leave out of the graph the edges\n\
                                    below PCT%% of all calls (default 0.1)\n\
       --format=FORMAT            Print FORMAT: text (the default) or csv\n\
+      --function=PATTERN         Print the flat profile's and --blocks' rows\n\
+                                   of the functions PATTERN matches only (a\n\
+                                   shell pattern: 'str*')\n\
       --map=FILE                 Name the traced program's functions from the\n\
                                    GNU ld map FILE too (a stripped program)\n\
       --no-demangle              Show C++ function names as the symbol\n\
@@ -94,10 +103,15 @@ usage (FILE *stream, int status)
       --node-thres=PCT           Leave out of the graph the functions below\n\
                                    PCT%% of the instructions, or of the traced\n\
                                    time for a trace (default 0.5)\n\
+      --object=PATTERN           Print the rows of the objects PATTERN\n\
+                                   matches only (their paths or base names:\n\
+                                   'libc.so*')\n\
   -o, --output=FILE              Write the report to FILE, not standard output\n\
       --sysroot=DIR              Look for the traced objects in DIR first,\n\
                                    and for separate debug files in\n\
                                    DIR/usr/lib/debug\n\
+      --zeros                    With --blocks, print the blocks that never\n\
+                                   ran too\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n");
   if (status == EXIT_SUCCESS)
@@ -289,7 +303,8 @@ main (int argc, char **argv)
 {
   struct trace_options topts = { NULL, NULL, NULL, NULL };
   int n_traces = 0;
-  struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1 };
+  struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1,
+				 NULL, NULL, false };
   const char *output = NULL;
   struct profile_set set = { NULL, 0 };
   struct report report;
@@ -322,6 +337,15 @@ main (int argc, char **argv)
 	break;
       case OPTION_NO_DEMANGLE:
 	report_demangle = false;
+	break;
+      case OPTION_OBJECT:
+	opts.object = optarg;
+	break;
+      case OPTION_FUNCTION:
+	opts.function = optarg;
+	break;
+      case OPTION_ZEROS:
+	opts.zeros = true;
 	break;
       case OPTION_SYSROOT:
 	topts.sysroot = optarg;

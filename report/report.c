@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include <elf.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,9 +477,22 @@ compare_function (const void *a, const void *b)
 /* Print the flat profile of R.  The text form lists the functions that
    ran; the CSV form lists every function that has a block.  */
 
-static void
-print_flat (FILE *out, const struct report *r, enum report_format format)
+/* Whether the rows of function F of object PATH are wanted by OPTS.  */
+
+static bool
+wanted (const struct report_options *opts, const char *path,
+	const struct report_function *f)
 {
+  return (opts->object == NULL || fnmatch (opts->object, path, 0) == 0
+	  || fnmatch (opts->object, base_name (path), 0) == 0)
+	 && (opts->function == NULL || fnmatch (opts->function, f->name, 0) == 0);
+}
+
+static void
+print_flat (FILE *out, const struct report *r,
+	    const struct report_options *opts)
+{
+  enum report_format format = opts->format;
   size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
 
   if (order == NULL)
@@ -502,6 +516,8 @@ print_flat (FILE *out, const struct report *r, enum report_format format)
     {
       const struct report_function *f = &r->functions[order[i]];
       const char *path = r->objects[f->object].prof->path;
+      if (!wanted (opts, path, f))
+	continue;
       if (format == REPORT_CSV)
 	{
 	  csv_field (out, path);
@@ -520,23 +536,35 @@ print_flat (FILE *out, const struct report *r, enum report_format format)
 /* Print every block of R.  */
 
 static void
-print_blocks (FILE *out, const struct report *r, enum report_format format)
+print_blocks (FILE *out, const struct report *r,
+	      const struct report_options *opts)
 {
+  enum report_format format = opts->format;
+  bool first = true;
+
   if (format == REPORT_CSV)
     fputs ("object,function,address,size,count\n", out);
   for (size_t o = 0; o < r->n_objects; o++)
     {
       const struct report_object *ro = &r->objects[o];
       const struct prof_object *prof = ro->prof;
-      if (format == REPORT_TEXT)
-	fprintf (out, "%sBlocks of %s:\n\n"
-		 "     address      size             count  function\n",
-		 o > 0 ? "\n" : "", prof->path);
+      bool titled = false;
       for (uint32_t i = 0; i < prof->n_blocks; i++)
 	{
 	  uint32_t b = ro->order[i];
 	  const struct prof_block *blk = &prof->blocks[b];
 	  const struct report_function *f = &r->functions[ro->block_func[b]];
+	  if ((prof->counts[b] == 0 && !opts->zeros)
+	      || !wanted (opts, prof->path, f))
+	    continue;
+	  if (format == REPORT_TEXT && !titled)
+	    {
+	      fprintf (out, "%sBlocks of %s:\n\n"
+		       "     address      size             count  function\n",
+		       first ? "" : "\n", prof->path);
+	      titled = true;
+	      first = false;
+	    }
 	  if (format == REPORT_CSV)
 	    {
 	      csv_field (out, prof->path);
@@ -565,11 +593,11 @@ report_print (FILE *out, const struct report *r,
 	      const struct report_options *opts)
 {
   if (opts->blocks)
-    print_blocks (out, r, opts->format);
+    print_blocks (out, r, opts);
   else if (opts->calls)
     calls_print (out, r, opts->format);
   else
-    print_flat (out, r, opts->format);
+    print_flat (out, r, opts);
 }
 
 void

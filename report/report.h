@@ -28,6 +28,13 @@ struct report_options
   const char *dot;		/* Write a Graphviz graph here, or NULL.  */
   double node_thres;		/* --node-thres, percent.  */
   double edge_thres;		/* --edge-thres, percent.  */
+  /* --object and --function: shell patterns (fnmatch) that the rows of
+     the flat profile and of --blocks must match, or NULL.  An object
+     matches by its path or its base name.  */
+  const char *object;
+  const char *function;
+  bool zeros;			/* --zeros: --blocks has the blocks that
+				   never ran too.  */
 };
 
 /* One function of an original object: a symbol, or a run of blocks no
