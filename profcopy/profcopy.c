@@ -1075,6 +1075,8 @@ main (int argc, char **argv)
     {
       const char *slash = strrchr (argv[0], '/');
       program_name = slash != NULL ? slash + 1 : argv[0];
+      /* getopt's messages start with argv[0]: the name, not the path.  */
+      argv[0] = (char *) program_name;
     }
   status = parse_options (argc, argv, &opts);
   if (status >= 0)

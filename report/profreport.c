@@ -134,25 +134,6 @@ This program has absolutely no warranty.\n");
 
 static void error_message (const char *format, ...);
 
-/* Parse the percentage ARG of option NAME, or exit.  */
-
-static double
-parse_percent (const char *name, const char *arg)
-{
-  char *end;
-  double v;
-
-  errno = 0;
-  v = strtod (arg, &end);
-  if (end == arg || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
-    {
-      error_message ("--%s: `%s' is not a percentage from 0 to 100",
-		     name, arg);
-      exit (EXIT_FAILURE);
-    }
-  return v;
-}
-
 /* Report a problem: `profreport: MESSAGE'.  */
 
 static void
@@ -166,6 +147,42 @@ error_message (const char *format, ...)
   va_end (ap);
   fputc ('\n', stderr);
 }
+
+/* Say what is wrong with the command line, as error_message does, and
+   how to learn more; return EXIT_FAILURE.  */
+
+static int __attribute__ ((format (printf, 1, 2)))
+usage_error (const char *format, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "%s: ", program_name);
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  fprintf (stderr, "\nTry '%s --help' for more information.\n",
+	   program_name);
+  return EXIT_FAILURE;
+}
+
+/* Parse the percentage ARG of option NAME, or exit.  */
+
+static double
+parse_percent (const char *name, const char *arg)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod (arg, &end);
+  if (end == arg || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
+    {
+      exit (usage_error ("--%s: `%s' is not a percentage from 0 to 100",
+			 name, arg));
+    }
+  return v;
+}
+
 
 /* What the command line asks of traces.  */
 struct trace_options
@@ -316,6 +333,8 @@ main (int argc, char **argv)
     {
       const char *slash = strrchr (argv[0], '/');
       program_name = slash != NULL ? slash + 1 : argv[0];
+      /* getopt's messages start with argv[0]: the name, not the path.  */
+      argv[0] = (char *) program_name;
     }
   while ((c = getopt_long (argc, argv, "ho:V", long_options, NULL)) != -1)
     switch (c)
@@ -367,8 +386,7 @@ main (int argc, char **argv)
 	  opts.format = REPORT_CSV;
 	else
 	  {
-	    error_message ("unknown format `%s' (text or csv)", optarg);
-	    return EXIT_FAILURE;
+	    return usage_error ("unknown format `%s' (text or csv)", optarg);
 	  }
 	break;
       case 'o':
@@ -381,7 +399,10 @@ main (int argc, char **argv)
 	print_version ();
 	break;
       default:
-	usage (stderr, EXIT_FAILURE);
+	/* getopt said what is wrong.  */
+	fprintf (stderr, "Try '%s --help' for more information.\n",
+		 program_name);
+	return EXIT_FAILURE;
       }
   if (optind >= argc)
     {
@@ -393,17 +414,15 @@ main (int argc, char **argv)
     n_traces += trace_file_p (argv[i]);
   if (n_traces > 0 && n_traces < argc - optind)
     {
-      error_message ("profiles and traces cannot be reported together");
-      return EXIT_FAILURE;
+      return usage_error ("profiles and traces cannot be reported together");
     }
   if (n_traces > 0)
     return report_traces (argv + optind, argc - optind, &opts, &topts,
 			  output);
   if (topts.callgrind != NULL || topts.chrome != NULL || topts.map != NULL)
     {
-      error_message ("--callgrind, --chrome and --map need traces,"
-		     " not profiles");
-      return EXIT_FAILURE;
+      return usage_error ("--callgrind, --chrome and --map need traces,"
+			  " not profiles");
     }
 
   /* A profile that cannot be read is skipped; the others are still
