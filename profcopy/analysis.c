@@ -13,10 +13,23 @@
 #include "analysis.h"
 #include "ehframe-write.h"
 
+/* Whether ADDR is one of the N labels of BASES.  */
+
+static bool
+label_base (const uint32_t *bases, size_t n, uint32_t addr)
+{
+  for (size_t i = 0; i < n; i++)
+    if (bases[i] == addr)
+      return true;
+  return false;
+}
+
 /* The code addresses that the relocation table and the symbols know,
    as function entries or plain block leaders for cfg_build.  Only
    function symbols start functions; other symbols in code (labels,
-   lazy-binding stubs) start blocks.  */
+   lazy-binding stubs) start blocks.  A GOT reference to the label of
+   a computed-goto table (glibc's vfprintf loads its jump_table's base
+   so) is the function's own: it starts a block, not a function.  */
 
 static struct code_addr *
 code_addresses (const struct analysis *a, size_t *n)
@@ -25,10 +38,21 @@ code_addresses (const struct analysis *a, size_t *n)
   const struct mips_object *obj = &a->obj;
   struct code_addr *v = malloc ((t->n_entries + obj->n_symbols
 				 + a->n_landing_pads + 1) * sizeof *v);
-  size_t k = 0;
+  uint32_t *bases = malloc ((t->n_entries + 1) * sizeof *bases);
+  size_t k = 0, n_bases = 0;
 
-  if (v == NULL)
-    return NULL;
+  if (v == NULL || bases == NULL)
+    {
+      free (v);
+      free (bases);
+      return NULL;
+    }
+  /* The labels of the computed-goto tables (VIA_LABEL), each once.  */
+  for (size_t i = 0; i < t->n_entries; i++)
+    if (t->entries[i].type == RELOC_JUMP_TABLE
+	&& t->entries[i].via == VIA_LABEL
+	&& !label_base (bases, n_bases, t->entries[i].base))
+      bases[n_bases++] = t->entries[i].base;
   /* The unwinder enters landing pads: each starts a block.  */
   for (size_t i = 0; i < a->n_landing_pads; i++)
     {
@@ -57,8 +81,10 @@ code_addresses (const struct analysis *a, size_t *n)
 	case RELOC_DATA:
 	  from = e->flags & RELOC_F_TABLE_SLOT ? 0 : FUNC_FROM_RELOC;
 	  break;
-	case RELOC_GOT:
 	case RELOC_GOT_REF:
+	  from = label_base (bases, n_bases, e->target) ? 0 : FUNC_FROM_RELOC;
+	  break;
+	case RELOC_GOT:
 	case RELOC_HI_LO:
 	  from = FUNC_FROM_RELOC;
 	  break;
@@ -85,6 +111,7 @@ code_addresses (const struct analysis *a, size_t *n)
       k++;
     }
   *n = k;
+  free (bases);
   return v;
 }
 
