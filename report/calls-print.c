@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "segment.h"
 
 /* One edge of the call graph.  */
 struct edge
@@ -255,11 +256,58 @@ calls_print (FILE *out, const struct report *r, enum report_format format)
   free (edges);
 }
 
+/* Keep, for every function KEEP has whose callers are all left out,
+   the caller of its heaviest call among EDGES (N), and so on up: every
+   function drawn but the roots then hangs from the graph.  */
+
+static void
+keep_callers (const struct report *r, const struct edge *edges, size_t n,
+	      bool *keep)
+{
+  bool changed = true;
+
+  for (size_t round = 0; changed && round < r->n_functions; round++)
+    {
+      changed = false;
+      for (size_t f = 0; f < r->n_functions; f++)
+	{
+	  size_t best = n;
+	  bool fed = false;
+	  if (!keep[f])
+	    continue;
+	  for (size_t i = 0; i < n && !fed; i++)
+	    if (edges[i].callee == f && edges[i].caller != f)
+	      {
+		fed = keep[edges[i].caller];
+		if (best == n || edges[i].count > edges[best].count)
+		  best = i;
+	      }
+	  if (!fed && best < n)
+	    {
+	      keep[edges[best].caller] = true;
+	      changed = true;
+	    }
+	}
+    }
+}
+
+/* The name of R's program: the base name of its main object, else of
+   its first one.  */
+
+static const char *
+program_of (const struct report *r)
+{
+  for (size_t o = 0; o < r->n_objects; o++)
+    if (r->objects[o].prof->flags & PC_SEGMENT_F_MAIN)
+      return base_name (r->objects[o].prof->path);
+  return r->n_objects > 0 ? base_name (r->objects[0].prof->path) : "?";
+}
+
 /* Write the DOT graph of R's EDGES (N, total TOTAL) to OUT.  A function
    is drawn when its share of the instructions is at least NODE_THRES
    percent, or when it is an end of an edge whose share of the calls is
-   at least EDGE_THRES percent; every edge between two functions drawn
-   is drawn.  */
+   at least EDGE_THRES percent, or the heaviest caller of one drawn
+   (keep_callers); every edge between two functions drawn is drawn.  */
 
 static bool
 write_dot (FILE *out, const struct report *r, const struct edge *edges,
@@ -285,15 +333,26 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
 	if (edges[i].count > max_count)
 	  max_count = edges[i].count;
       }
+  keep_callers (r, edges, n, keep);
   for (size_t f = 0; f < r->n_functions; f++)
     if (keep[f] && (double) r->functions[f].insns > max_share)
       max_share = (double) r->functions[f].insns;
 
-  fputs ("digraph profile {\n"
-	 "  graph [fontname=\"Helvetica\", nodesep=0.25, ranksep=0.5];\n"
-	 "  node [shape=box, style=\"rounded,filled\", "
-	 "fontname=\"Helvetica\", fontsize=10];\n"
-	 "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n", out);
+  {
+    char *title = NULL;
+    if (asprintf (&title, "%s: %" PRIu64 " instructions, %" PRIu64 " calls"
+		  " (functions from %.2g%% of the instructions, calls from"
+		  " %.2g%% of the calls)", program_of (r), r->total, total,
+		  node_thres, edge_thres) < 0)
+      {
+	free (keep);
+	return false;
+      }
+    report_dot_begin (out, "profile", title,
+		      "share of the instructions (self)",
+		      r->total != 0 ? 100.0 * max_share / (double) r->total : 0);
+    free (title);
+  }
   for (size_t f = 0; f < r->n_functions; f++)
     {
       const struct report_function *fn = &r->functions[f];
@@ -302,17 +361,16 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
 	continue;
       share = r->total != 0 ? 100.0 * (double) fn->insns / (double) r->total
 	      : 0.0;
-      /* Blue for cold, red for the hottest function; the square root
-	 spreads the many small shares apart.  */
+      /* The square root spreads the many small shares apart.  */
       heat = max_share > 0 ? sqrt ((double) fn->insns / max_share) : 0.0;
       fprintf (out, "  f%zu [label=\"", f);
       quoted_string (out, fn->name);
       fputs ("\\n", out);
       quoted_string (out, object_name (r, f));
-      fprintf (out, "\\n%.2f%%\\n%" PRIu64 " %s\", "
-	       "fillcolor=\"%.3f %.3f %.3f\"];\n", share, fn->calls,
-	       fn->calls == 1 ? "entry" : "entries",
-	       0.66 * (1.0 - heat), 0.25 + 0.6 * heat, 0.97);
+      fprintf (out, "\\n%.2f%%\\n%" PRIu64 " %s\", ", share, fn->calls,
+	       fn->calls == 1 ? "entry" : "entries");
+      report_dot_colour (out, heat);
+      fputs ("];\n", out);
     }
   for (size_t i = 0; i < n; i++)
     {

@@ -446,6 +446,48 @@ quoted_string (FILE *out, const char *s)
 
 /* The base name of PATH.  */
 
+void
+report_dot_colour (FILE *out, double heat)
+{
+  if (heat < 0)
+    heat = 0;
+  if (heat > 1)
+    heat = 1;
+  /* HSV: hue 0.16 (yellow) down to 0 (red), saturation up, value down
+     a little; white text once the red is dark.  */
+  fprintf (out, "fillcolor=\"%.3f %.3f %.3f\", fontcolor=\"%s\"",
+	   0.16 * (1.0 - heat), 0.12 + 0.83 * heat, 1.0 - 0.35 * heat,
+	   heat > 0.7 ? "white" : "black");
+}
+
+void
+report_dot_begin (FILE *out, const char *name, const char *title,
+		  const char *legend, double max_pct)
+{
+  fprintf (out, "digraph %s {\n"
+	   "  graph [fontname=\"Helvetica\", nodesep=0.25, ranksep=0.5, "
+	   "labelloc=t, fontsize=14, label=\"", name);
+  quoted_string (out, title);
+  fputs ("\"];\n"
+	 "  node [shape=box, style=\"rounded,filled\", "
+	 "fontname=\"Helvetica\", fontsize=10];\n"
+	 "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n", out);
+  /* The legend: the ramp's ends and middle.  */
+  fputs ("  subgraph cluster_legend {\n"
+	 "    label=\"", out);
+  quoted_string (out, legend);
+  fputs ("\"; fontsize=10; style=dashed;\n", out);
+  for (int k = 0; k < 3; k++)
+    {
+      double heat = k / 2.0;
+      fprintf (out, "    legend%d [label=\"%.2f%%\", ", k,
+	       max_pct * heat * heat);
+      report_dot_colour (out, heat);
+      fputs ("];\n", out);
+    }
+  fputs ("    legend0 -> legend1 -> legend2 [style=invis];\n  }\n", out);
+}
+
 const char *
 base_name (const char *path)
 {

@@ -139,4 +139,17 @@ void quoted_string (FILE *out, const char *s);
 /* The base name of PATH.  */
 const char *base_name (const char *path);
 
+/* The DOT graphs of --dot (calls-print.c and trace-output.c): the
+   header of the digraph NAME, whose title is TITLE (a line saying what
+   ran, and how much), and LEGEND, which says what the colours measure,
+   the hottest being MAX_PCT percent of it.  */
+void report_dot_begin (FILE *out, const char *name, const char *title,
+		       const char *legend, double max_pct);
+
+/* The fill and font colours of a node whose heat is HEAT, from 0 (the
+   coldest drawn) to 1 (the hottest): pale yellow through orange to dark
+   red, one hue ramp in which every step is hotter than the one
+   before.  */
+void report_dot_colour (FILE *out, double heat);
+
 #endif /* PROFCOPY_REPORT_H */

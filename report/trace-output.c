@@ -41,7 +41,8 @@ finish (FILE *out, bool ok, char **errmsg)
    at least NODE_THRES percent, or when it is an end of an edge whose
    share of all calls is at least EDGE_THRES percent; every edge between
    two functions drawn is drawn.  Nodes are coloured by their inclusive
-   share, from blue (cold) to red (hot).  */
+   share (report_dot_colour); the title names the program (the object
+   of main) and the time traced.  */
 
 bool
 trace_write_dot (const char *file, const struct trace_report *r,
@@ -81,11 +82,28 @@ trace_write_dot (const char *file, const struct trace_report *r,
     if (keep[f] && r->functions[f].inclusive > max_incl)
       max_incl = r->functions[f].inclusive;
 
-  fputs ("digraph trace {\n"
-	 "  graph [fontname=\"Helvetica\", nodesep=0.25, ranksep=0.5];\n"
-	 "  node [shape=box, style=\"rounded,filled\", "
-	 "fontname=\"Helvetica\", fontsize=10];\n"
-	 "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n", out);
+  {
+    const char *program = "trace";
+    char *title = NULL;
+    for (size_t f = 0; f < r->n_functions; f++)
+      if (strcmp (r->functions[f].name, "main") == 0
+	  && r->functions[f].object[0] != '\0')
+	program = base_name (r->functions[f].object);
+    if (asprintf (&title, "%s: %.3f ms traced, %" PRIu64 " calls in %" PRIu64
+		  " thread%s (functions from %.2g%% of the time, calls from"
+		  " %.2g%% of the calls)", program, (double) r->total / 1e6,
+		  calls, r->n_threads, r->n_threads == 1 ? "" : "s",
+		  node_thres, edge_thres) < 0)
+      {
+	free (keep);
+	fclose (out);
+	return errmsg_format (errmsg, "out of memory");
+      }
+    report_dot_begin (out, "trace", title, "share of the time (inclusive)",
+		      r->total != 0 ? 100.0 * (double) max_incl
+				      / (double) r->total : 0);
+    free (title);
+  }
   for (size_t f = 0; f < r->n_functions; f++)
     {
       const struct trace_function *fn = &r->functions[f];
@@ -98,13 +116,13 @@ trace_write_dot (const char *file, const struct trace_report *r,
       quoted_string (out, fn->name);
       fputs ("\\n", out);
       quoted_string (out, base_name (fn->object));
-      fprintf (out, "\\n%.2f%% (%.2f%% self)\\n%" PRIu64 " call%s\", "
-	       "fillcolor=\"%.3f %.3f %.3f\"];\n",
+      fprintf (out, "\\n%.2f%% (%.2f%% self)\\n%" PRIu64 " call%s\", ",
 	       r->total ? 100.0 * (double) fn->inclusive / (double) r->total
 	       : 0.0,
 	       r->total ? 100.0 * (double) fn->self / (double) r->total : 0.0,
-	       fn->calls, fn->calls == 1 ? "" : "s",
-	       0.66 * (1.0 - heat), 0.25 + 0.6 * heat, 0.97);
+	       fn->calls, fn->calls == 1 ? "" : "s");
+      report_dot_colour (out, heat);
+      fputs ("];\n", out);
     }
   for (size_t i = 0; i < r->n_edges; i++)
     {
