@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "errmsg.h"
 
@@ -21,4 +22,17 @@ errmsg_format (char **errmsg, const char *format, ...)
     *errmsg = NULL;
   va_end (ap);
   return false;
+}
+
+int
+errmsg_usage (const char *program, const char *format, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "%s: ", program);
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  fprintf (stderr, "\nTry '%s --help' for more information.\n", program);
+  return EXIT_FAILURE;
 }

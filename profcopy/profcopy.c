@@ -25,6 +25,7 @@
 #include "analysis.h"
 #include "dump.h"
 #include "elf-write.h"
+#include "errmsg.h"
 #include "libsearch.h"
 #include "profile-read.h"
 #include "rewrite.h"
@@ -203,23 +204,6 @@ This program is free software; you may redistribute it under the terms of\n\
 the GNU General Public License version 3 or (at your option) any later version.\n\
 This program has absolutely no warranty.\n");
   exit (EXIT_SUCCESS);
-}
-
-/* Report a bad command line: `profcopy: MESSAGE' and a pointer to
-   --help.  Return EXIT_FAILURE.  */
-
-static int
-command_line_error (const char *format, ...)
-{
-  va_list ap;
-
-  fprintf (stderr, "%s: ", program_name);
-  va_start (ap, format);
-  vfprintf (stderr, format, ap);
-  va_end (ap);
-  fprintf (stderr, "\nTry '%s --help' for more information.\n",
-	   program_name);
-  return EXIT_FAILURE;
 }
 
 /* Report a problem with FILE: `profcopy: FILE: MESSAGE'.  */
@@ -907,8 +891,8 @@ parse_options (int argc, char **argv, struct options *opts)
 	else if (strcmp (optarg, "single") == 0)
 	  opts->update = UPDATE_SINGLE;
 	else
-	  return command_line_error ("--counter-update: `%s' is not auto, "
-				     "atomic or single", optarg);
+	  return errmsg_usage (program_name, "--counter-update: `%s' is not"
+			       " auto, atomic or single", optarg);
 	break;
       case OPTION_COUNTER_CARRY:
 	if (strcmp (optarg, "auto") == 0)
@@ -918,8 +902,8 @@ parse_options (int argc, char **argv, struct options *opts)
 	else if (strcmp (optarg, "inline") == 0)
 	  opts->carry = CARRY_INLINE;
 	else
-	  return command_line_error ("--counter-carry: `%s' is not auto, "
-				     "watcher or inline", optarg);
+	  return errmsg_usage (program_name, "--counter-carry: `%s' is not"
+			       " auto, watcher or inline", optarg);
 	break;
       case OPTION_RUNTIME:
 	opts->runtime = optarg;
@@ -934,8 +918,8 @@ parse_options (int argc, char **argv, struct options *opts)
 	  opts->jobs = strtol (optarg, &end, 10);
 	  if (errno != 0 || end == optarg || *end != '\0' || opts->jobs < 1
 	      || opts->jobs > 1024)
-	    return command_line_error ("--jobs: `%s' is not a number from 1 "
-				       "to 1024", optarg);
+	    return errmsg_usage (program_name, "--jobs: `%s' is not a number"
+				 " from 1 to 1024", optarg);
 	}
 	break;
       case OPTION_DUMP_RELOCS:

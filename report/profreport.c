@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "errmsg.h"
 #include "profile-read.h"
 #include "report.h"
 #include "trace-read.h"
@@ -148,23 +149,6 @@ error_message (const char *format, ...)
   fputc ('\n', stderr);
 }
 
-/* Say what is wrong with the command line, as error_message does, and
-   how to learn more; return EXIT_FAILURE.  */
-
-static int __attribute__ ((format (printf, 1, 2)))
-usage_error (const char *format, ...)
-{
-  va_list ap;
-
-  fprintf (stderr, "%s: ", program_name);
-  va_start (ap, format);
-  vfprintf (stderr, format, ap);
-  va_end (ap);
-  fprintf (stderr, "\nTry '%s --help' for more information.\n",
-	   program_name);
-  return EXIT_FAILURE;
-}
-
 /* Parse the percentage ARG of option NAME, or exit.  */
 
 static double
@@ -177,8 +161,8 @@ parse_percent (const char *name, const char *arg)
   v = strtod (arg, &end);
   if (end == arg || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
     {
-      exit (usage_error ("--%s: `%s' is not a percentage from 0 to 100",
-			 name, arg));
+      exit (errmsg_usage (program_name, "--%s: `%s' is not a percentage"
+			  " from 0 to 100", name, arg));
     }
   return v;
 }
@@ -386,7 +370,8 @@ main (int argc, char **argv)
 	  opts.format = REPORT_CSV;
 	else
 	  {
-	    return usage_error ("unknown format `%s' (text or csv)", optarg);
+	    return errmsg_usage (program_name,
+				 "unknown format `%s' (text or csv)", optarg);
 	  }
 	break;
       case 'o':
@@ -414,15 +399,16 @@ main (int argc, char **argv)
     n_traces += trace_file_p (argv[i]);
   if (n_traces > 0 && n_traces < argc - optind)
     {
-      return usage_error ("profiles and traces cannot be reported together");
+      return errmsg_usage (program_name,
+			   "profiles and traces cannot be reported together");
     }
   if (n_traces > 0)
     return report_traces (argv + optind, argc - optind, &opts, &topts,
 			  output);
   if (topts.callgrind != NULL || topts.chrome != NULL || topts.map != NULL)
     {
-      return usage_error ("--callgrind, --chrome and --map need traces,"
-			  " not profiles");
+      return errmsg_usage (program_name, "--callgrind, --chrome and --map"
+			   " need traces, not profiles");
     }
 
   /* A profile that cannot be read is skipped; the others are still
