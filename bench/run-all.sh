@@ -46,9 +46,9 @@
 # pc-atomic: ll/sc increments, exact under threads), with
 # --counter-update=single (variant pc-single: increments without
 # ll/sc, exact only while threads do not race) and with
-# --counter-carry=inline (variant pc-inline: the default's increments,
-# each with its own test for a carry out of the low word, no watcher
-# thread in the runtime).  Then twice more with
+# --counter-carry=watcher (variant pc-watch: the default's increments
+# without their tests for a carry out of the low word, which a thread
+# of the runtime carries instead).  Then twice more with
 # --use-profile of the profile the profcopy variant's counted run wrote
 # (variants trained and tr-single: the counters placed by the counts of
 # that earlier run of the same workload instead of by the static
@@ -174,13 +174,13 @@ programs="cpubench lua5.4 sqlite3 hello busybox openssl"
 # runs (start-up, the runtime, the profile written at exit).
 short_programs="hello busybox openssl"
 declare -A variants_of arch_of sysroot_of args_of input_of
-variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-inline trained tr-single"
+variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-watch trained tr-single"
 arch_of[cpubench]=$arch
 sysroot_of[cpubench]=/usr/$triple
 args_of[cpubench]=$scale
 input_of[cpubench]=/dev/null
 for p in lua5.4 sqlite3; do
-  variants_of[$p]="original profcopy pc-atomic pc-single pc-inline trained tr-single"
+  variants_of[$p]="original profcopy pc-atomic pc-single pc-watch trained tr-single"
   arch_of[$p]=mipsel
   sysroot_of[$p]=$tbroot
 done
@@ -209,7 +209,7 @@ variant_dir () {
     profcopy) echo pcpy ;;
     pc-atomic) echo pcat ;;
     pc-single) echo pcps ;;
-    pc-inline) echo pcin ;;
+    pc-watch) echo pcwa ;;
     trained) echo pctr ;;
     tr-single) echo pcts ;;
   esac
@@ -266,7 +266,7 @@ prepare () {
 }
 
 # rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-atomic,
-# pc-single, pc-inline, trained or tr-single) of the plain program NAME; the trained ones use
+# pc-single, pc-watch, trained or tr-single) of the plain program NAME; the trained ones use
 # the profile of the profcopy variant's counted run.
 rewrite () {
   local name=$1 base=$work/$1 dir
@@ -275,7 +275,7 @@ rewrite () {
   case $dir in
     pcat) set -- --counter-update=atomic ;;
     pcps) set -- --counter-update=single ;;
-    pcin) set -- --counter-carry=inline ;;
+    pcwa) set -- --counter-carry=watcher ;;
     pctr) set -- "--use-profile=$base/$name.prof" ;;
     pcts) set -- "--use-profile=$base/$name.prof" --counter-update=single ;;
   esac
@@ -320,7 +320,7 @@ measure () {
   fi
   for variant in ${variants_of[$name]}; do
     case $variant in
-      profcopy|pc-atomic|pc-single|pc-inline) rewrite_checked "$name" "$variant" ;;
+      profcopy|pc-atomic|pc-single|pc-watch) rewrite_checked "$name" "$variant" ;;
     esac
   done
 
