@@ -627,6 +627,23 @@ check_runtime (const char *runtime, bool big_endian)
   return ok;
 }
 
+/* Say on standard output what a --whole-program rewrite wrote, for the
+   CLOSURE of the program PROGRAM (its copy), and how to run it: under
+   the qemu-user of the byte order (BIG_ENDIAN), with the sysroot the
+   libraries came from (on a board of that byte order, the copy runs as
+   it is).  */
+
+static void
+say_written (const struct options *opts, const struct needed_closure *closure,
+	     const char *program, bool big_endian)
+{
+  printf ("%s: wrote %s with %zu shared object%s and the runtime; run it"
+	  " with: qemu-%s%s%s %s\n", program_name, program, closure->n_libs,
+	  closure->n_libs == 1 ? "" : "s", big_endian ? "mips" : "mipsel",
+	  opts->sysroot != NULL && opts->sysroot[0] != '\0' ? " -L " : "",
+	  opts->sysroot != NULL ? opts->sysroot : "", program);
+}
+
 static int
 whole_program (const struct options *opts, const char *exe)
 {
@@ -772,6 +789,8 @@ whole_program (const struct options *opts, const char *exe)
       if (made_dir)
 	rmdir (opts->output);
     }
+  if (status == 0)
+    say_written (opts, &closure, jobs[0].out, big_endian);
   free_jobs (jobs, closure.n_libs + 1);
   if (out == NULL)
     goto nomem;
