@@ -1089,31 +1089,29 @@ report (const struct rewriter *rw, const char *in_path)
 {
   const struct emitter *e = &rw->e;
 
-  fprintf (stderr, "profcopy: %s: %zu blocks (%zu derived from the "
-	   "others' counts, %zu counted through gp, %zu through t9, "
-	   "%zu through the gp saved in the frame, "
-	   "%zu pc-relative, %zu absolute, %zu in gp's window, "
-	   "%zu with saved registers, "
-	   "%zu with the next instruction in their delay slot "
-	   "(%zu of them behind a branch-likely), "
-	   "%zu in place of the unconditional branch after them, "
-	   "%zu counted on edges, %zu loops by their induction "
-	   "register, %zu of them with the copy on the stack), "
-	   "%zu calls that surely come back, %zu branch edges counted "
-	   "(%zu in gp's window), "
-	   "%zu long branches, %zu indirect jumps "
-	   "translated at run time (%zu of them with the gp guard, "
-	   "%zu without gp left as they are), "
-	   "%u new GOT entries, %zu probes with %zu stubs, "
-	   "new text %u bytes\n", in_path,
-	   rw->a.cfg.n_blocks, e->n_derived, e->n_count_gp,
-	   e->n_count_t9, e->n_count_saved_gp, e->n_count_pc,
-	   e->n_count_abs, e->n_count_window, e->n_spilled,
-	   e->n_hoisted + e->n_skipped, e->n_skipped, e->n_jumps,
-	   e->n_edge, e->n_loops, e->n_loops_stack, rw->n_returning,
-	   e->n_edge_counters, e->n_edge_window, e->n_long_calls,
-	   e->n_xlate, e->n_xlate_guarded, e->n_xlate_skipped,
-	   e->got.n_new, e->n_probes, e->n_probe_stubs, e->text_size);
+  fprintf (stderr, "profcopy: %s: %zu blocks, %zu of them derived from "
+	   "the others' counts, %zu counted on edges; %zu branch edges "
+	   "counted (%zu in gp's window)\n", in_path, rw->a.cfg.n_blocks,
+	   e->n_derived, e->n_edge, e->n_edge_counters, e->n_edge_window);
+  fprintf (stderr, "profcopy: %s: increments: %zu through gp, %zu through "
+	   "t9, %zu through the gp saved in the frame, %zu pc-relative, "
+	   "%zu absolute; %zu in gp's window, %zu with saved registers, "
+	   "%zu with the next instruction in their delay slot (%zu of them "
+	   "behind a branch-likely), %zu in place of the unconditional "
+	   "branch after them\n", in_path, e->n_count_gp, e->n_count_t9,
+	   e->n_count_saved_gp, e->n_count_pc, e->n_count_abs,
+	   e->n_count_window, e->n_spilled, e->n_hoisted + e->n_skipped,
+	   e->n_skipped, e->n_jumps);
+  fprintf (stderr, "profcopy: %s: %zu loops by their induction register "
+	   "(%zu of them with the copy on the stack), %zu calls that surely "
+	   "come back\n", in_path, e->n_loops, e->n_loops_stack,
+	   rw->n_returning);
+  fprintf (stderr, "profcopy: %s: %zu long branches, %zu indirect jumps "
+	   "translated at run time (%zu of them with the gp guard, %zu "
+	   "without gp left as they are), %u new GOT entries, %zu probes "
+	   "with %zu stubs; new text %u bytes\n", in_path, e->n_long_calls,
+	   e->n_xlate, e->n_xlate_guarded, e->n_xlate_skipped, e->got.n_new,
+	   e->n_probes, e->n_probe_stubs, e->text_size);
   if (e->n_gotref_nogp > 0)
     fprintf (stderr, "profcopy: %s: %zu GOT references where gp may not "
 	     "be valid, written without gp (%zu left relative to gp)\n",
