@@ -579,49 +579,29 @@ check_view (const struct pc_segment_header *h, uintptr_t bias,
   return true;
 }
 
-/* Copy the N counters C into TO as 64-bit counts.  Each counter is read
-   once, high word first: this is the bulk of the work at exit (a
-   hello world's libc has some 110,000 counters), and read_count's
-   second look at the high word would cost a third more.  Only another
-   thread that carries a counter into its high word between the two
-   loads (once in 2^32 increments of that counter, at that instant) can
-   make a copied count wrong.  With SEEN, the counters are folded
-   (fold.c, pcrt_fold_seen): a low word below its SEEN has wrapped once
-   more than the high word says, and the copy says so (the watcher's
-   next look will too); *WRAPS counts those.  */
+/* Copy the N counters C into TO, for an object whose counters
+   needs_copy says are not written as they are.  Each counter is read
+   once, high word first.  Only another thread that carries a counter
+   into its high word between the two loads (once in 2^32 increments of
+   that counter, at that instant) can make a copied count wrong.  With
+   SEEN, the counters are folded (fold.c, pcrt_fold_seen): a low word
+   below its SEEN has wrapped once more than the high word says, and the
+   copy says so (the watcher's next look will too); *WRAPS counts
+   those.  */
 
 static void
 copy_counts (const volatile struct pc_counter *c, uint32_t n,
 	     struct pc_counter *to, const uint32_t *seen, uint32_t *wraps)
 {
-  const volatile struct pc_counter *end = c + n;
-
-  if (seen != NULL)
+  for (const volatile struct pc_counter *end = c + n; c != end; c++, to++)
     {
-      for (; c != end; c++, to++, seen++)
+      uint32_t high = c->high, low = c->low, wrap = 0;
+      if (seen != NULL)
 	{
-	  uint32_t low = c->low, wrap = low < *seen;
+	  wrap = low < *seen++;
 	  *wraps += wrap;
-	  to->high = c->high + wrap;
-	  to->low = low;
 	}
-      return;
-    }
-  /* Four at a time: 19 instructions for four counters, against 8 or 9
-     for each one by one.  */
-  for (; end - c >= 4; c += 4, to += 4)
-    {
-      uint32_t h0 = c[0].high, l0 = c[0].low, h1 = c[1].high, l1 = c[1].low;
-      uint32_t h2 = c[2].high, l2 = c[2].low, h3 = c[3].high, l3 = c[3].low;
-      to[0].high = h0, to[0].low = l0;
-      to[1].high = h1, to[1].low = l1;
-      to[2].high = h2, to[2].low = l2;
-      to[3].high = h3, to[3].low = l3;
-    }
-  for (; c != end; c++, to++)
-    {
-      uint32_t high = c->high, low = c->low;
-      to->high = high;
+      to->high = high + wrap;
       to->low = low;
     }
 }
