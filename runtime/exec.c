@@ -347,8 +347,8 @@ elf_hash (const char *name)
   return h;
 }
 
-/* Whether symbol I of SYMS (names in STRS) is a function that defines
-   NAME.  */
+/* Whether symbol I of SYMS (names in STRS) is a function or a data
+   object that defines NAME.  */
 
 static bool
 defines (const ElfW (Sym) *syms, const char *strs, size_t i, const char *name)
@@ -356,18 +356,20 @@ defines (const ElfW (Sym) *syms, const char *strs, size_t i, const char *name)
   const char *a = strs + syms[i].st_name, *b = name;
 
   if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_value == 0
-      || ELF32_ST_TYPE (syms[i].st_info) != STT_FUNC)
+      || (ELF32_ST_TYPE (syms[i].st_info) != STT_FUNC
+	  && ELF32_ST_TYPE (syms[i].st_info) != STT_OBJECT))
     return false;
   while (*a != '\0' && *a == *b)
     a++, b++;
   return *a == *b;
 }
 
-/* The run-time address of the function NAME defined by the object of
-   link map L, or 0: the first such symbol of its .dynsym (whose size
-   DT_MIPS_SYMTABNO gives), found through its DT_HASH table when it has
-   one (libc's 3,218 symbols cost 300,000 instructions per process
-   when every exec function was looked for in turn).  */
+/* The run-time address of the function or data object NAME defined
+   by the object of link map L, or 0: the first such symbol of its
+   .dynsym (whose size DT_MIPS_SYMTABNO gives), found through its
+   DT_HASH table when it has one (libc's 3,218 symbols cost 300,000
+   instructions per process when every exec function was looked for in
+   turn).  */
 
 static uintptr_t
 find_definition (const struct link_map *l, const char *name)

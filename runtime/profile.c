@@ -350,39 +350,40 @@ static struct
 } known_objects[MAX_KNOWN_OBJECTS];
 static size_t n_known_objects;
 
-/* Map LEN bytes of private anonymous memory with the mmap2 system call
-   itself, not libc's mmap (o32: number in v0, arguments in a0..a3 and
-   the fifth and sixth on the stack, a3 nonzero on error).  Return NULL
-   on failure.  trace.c uses it too.  */
+/* The mmap2 system call itself, not libc's mmap: the address of the
+   mapping, or -errno.  PGOFF counts 4096-byte units.  */
+
+static long
+raw_mmap (uintptr_t addr, size_t len, int prot, int flags, long fd,
+	  long pgoff)
+{
+#if defined __mips__ && _MIPS_SIM == _ABIO32
+  return RAW_SYSCALL6 (__NR_mmap2, addr, len, prot, flags, fd, pgoff);
+#else
+  void *p = mmap ((void *) addr, len, prot, flags, (int) fd,
+		  (off_t) pgoff * 4096);
+  return p == MAP_FAILED ? -errno : (long) p;
+#endif
+}
+
+/* True if the mmap2 result R is an error.  */
+
+static inline bool
+mmap_failed (long r)
+{
+  return (unsigned long) r > -4096ul;
+}
+
+/* Map LEN bytes of private anonymous memory.  Return NULL on failure.
+   trace.c uses it too.  */
 
 void *
 pcrt_mmap (size_t len)
 {
-#if defined __mips__ && _MIPS_SIM == _ABIO32
-  register long v0 __asm__ ("$2") = __NR_mmap2;
-  register long a0 __asm__ ("$4") = 0;
-  register long a1 __asm__ ("$5") = (long) len;
-  register long a2 __asm__ ("$6") = PROT_READ | PROT_WRITE;
-  register long a3 __asm__ ("$7") = MAP_PRIVATE | MAP_ANONYMOUS;
+  long r = raw_mmap (0, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-  __asm__ volatile ("addiu $sp,$sp,-32\n\t"
-		    "li $8,-1\n\t"
-		    "sw $8,16($sp)\n\t"
-		    "sw $0,20($sp)\n\t"
-		    "syscall\n\t"
-		    "addiu $sp,$sp,32"
-		    : "+r" (v0), "+r" (a3)
-		    : "r" (a0), "r" (a1), "r" (a2)
-		    : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13",
-		      "$14", "$15", "$24", "$25", "hi", "lo", "memory");
-  if (a3 != 0)
-    return NULL;
-  return (void *) v0;
-#else
-  void *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-#endif
+  return mmap_failed (r) ? NULL : (void *) r;
 }
 
 /* Unmap the LEN bytes at P with the munmap system call itself.  */
@@ -1038,9 +1039,20 @@ put_record (const struct seg_view *view, uintptr_t bias)
    record of the same object (loaded and unloaded again).  The profile
    adds a retired record's counts to those of the same object loaded
    again, and has the others as they are.  Records live in pages of
-   their own (pcrt_mmap), never freed.  The counts of the unloaded
-   object's own destructors, which run inside dlclose, are not in its
-   record.  */
+   their own (pcrt_mmap), never freed.
+
+   The unloaded object's own destructors run inside dlclose, after the
+   record is built and before the object is unmapped.  So that their
+   counts are kept too, the pages of its counters are first moved into
+   a memory file (memfd) of which the runtime maps a second view: the
+   counts the destructors add are still there after the unmapping, and
+   replace those of the record.  If the object stays loaded, its pages
+   become private again.  Moving a page loses what another thread
+   writes to it meanwhile: the pages of the window, which it shares
+   with the object's data, are moved only while the process has one
+   thread (glibc's __libc_single_threaded); the counter array has a
+   segment of its own, where at worst a count of such a thread is
+   lost.  */
 
 #define MAX_RETIRED 64
 
@@ -1055,15 +1067,138 @@ struct retired
 static struct retired retired[MAX_RETIRED];
 static size_t n_retired;
 
-/* Candidates of one dlclose: the object and its record.  */
+/* Pages moved into a memory file: START and LEN page-aligned, the
+   runtime's view of the same memory at VIEW, or NULL.  */
+struct kept_pages
+{
+  uintptr_t start;
+  size_t len;
+  unsigned char *view;
+};
+
+/* Candidates of one dlclose: the object and its record, and the pages
+   of its counters (KEPT[0]) and of its window (KEPT[1]), if moved.  */
 static struct
 {
   const struct pc_segment_header *header;
   uintptr_t bias;
   unsigned char *record;
   uint32_t size;
+  struct seg_view view;
+  struct kept_pages kept[2];
 } pending[MAX_RETIRED];
 static size_t n_pending;
+
+/* The memory page size, from the auxiliary vector.  */
+static size_t page_size = 4096;
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 1u
+#endif
+#ifndef MREMAP_MAYMOVE
+#define MREMAP_MAYMOVE 1
+#endif
+#ifndef MREMAP_FIXED
+#define MREMAP_FIXED 2
+#endif
+
+/* Move the pages of the LEN bytes at ADDR, of a PT_LOAD of PHDR with
+   load bias BIAS that is readable and writable and outside
+   PT_GNU_RELRO, into a memory file, and map it at K->view too.  Return
+   false (K->view NULL, the pages as they were) if they cannot be.  */
+
+static bool
+keep_pages (struct kept_pages *k, uintptr_t addr, size_t len,
+	    uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
+{
+  uintptr_t start = addr & ~(page_size - 1);
+  uintptr_t end = (addr + len + page_size - 1) & ~(page_size - 1);
+  bool inside = false;
+  long fd, view, r;
+
+  k->view = NULL;
+  if (len == 0)
+    return false;
+  for (size_t i = 0; i < phnum; i++)
+    {
+      uintptr_t lo = bias + phdr[i].p_vaddr, hi = lo + phdr[i].p_memsz;
+      if (phdr[i].p_type == PT_GNU_RELRO && lo < end && start < hi)
+	return false;
+      if (phdr[i].p_type == PT_LOAD && (lo & ~(page_size - 1)) <= start
+	  && end <= ((hi + page_size - 1) & ~(page_size - 1))
+	  && (phdr[i].p_flags & (PF_R | PF_W | PF_X)) == (PF_R | PF_W))
+	inside = true;
+    }
+  if (!inside)
+    return false;
+  fd = RAW_SYSCALL4 (__NR_memfd_create, "profcopy", MFD_CLOEXEC, 0, 0);
+  if (fd < 0)
+    return false;
+  if (RAW_SYSCALL4 (__NR_ftruncate, fd, end - start, 0, 0) < 0
+      || mmap_failed (view = raw_mmap (0, end - start,
+				       PROT_READ | PROT_WRITE, MAP_SHARED,
+				       fd, 0)))
+    {
+      sys_close (fd);
+      return false;
+    }
+  rt_memcpy ((void *) view, (const void *) start, end - start);
+  r = raw_mmap (start, end - start, PROT_READ | PROT_WRITE,
+		MAP_SHARED | MAP_FIXED, fd, 0);
+  sys_close (fd);
+  if (mmap_failed (r))
+    {
+      raw_munmap ((void *) view, end - start);
+      return false;
+    }
+  k->start = start;
+  k->len = end - start;
+  k->view = (unsigned char *) view;
+  return true;
+}
+
+/* Where the LEN bytes at run-time address ADDR are seen after their
+   object is gone: in the view of one of the pages KEPT[0] and KEPT[1],
+   or NULL if neither holds them all (the record's copy is then kept as
+   it is).  */
+
+static const volatile void *
+kept_address (const struct kept_pages *kept, const volatile void *addr,
+	      size_t len)
+{
+  uintptr_t a = (uintptr_t) addr;
+
+  for (int i = 0; i < 2; i++)
+    if (kept[i].view != NULL && a >= kept[i].start
+	&& a - kept[i].start <= kept[i].len
+	&& len <= kept[i].len - (a - kept[i].start))
+      return kept[i].view + (a - kept[i].start);
+  return NULL;
+}
+
+/* The object of pages K stays loaded: make its pages private again,
+   with what they hold now, and drop the view.  */
+
+static void
+unkeep_pages (struct kept_pages *k)
+{
+  long copy;
+
+  if (k->view == NULL)
+    return;
+  copy = raw_mmap (0, k->len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!mmap_failed (copy))
+    {
+      rt_memcpy ((void *) copy, k->view, k->len);
+      if (RAW_SYSCALL6 (__NR_mremap, copy, k->len, k->len,
+			MREMAP_MAYMOVE | MREMAP_FIXED, k->start, 0) < 0)
+	raw_munmap ((void *) copy, k->len);
+    }
+  raw_munmap (k->view, k->len);
+  k->view = NULL;
+}
+
 
 static uint32_t
 record_word (const unsigned char *r, size_t off)
@@ -1117,6 +1252,59 @@ loaded_at_start (uintptr_t bias, const struct pc_segment_header *h)
   return false;
 }
 
+/* True if the process has one thread: glibc's __libc_single_threaded
+   says so (false without it).  */
+
+static bool
+single_threaded (void)
+{
+  static const char *flag;
+  static bool looked;
+
+  if (!looked)
+    {
+      flag = (const char *) pcrt_next_definition ("__libc_single_threaded");
+      looked = true;
+    }
+  return flag != NULL && *flag != 0;
+}
+
+/* Move the pages of the counters of candidate P, whose object has the
+   PHNUM program headers PHDR, into memory files (keep_pages): those of
+   its counter array, and those of its window if the process has one
+   thread, with the counter array's if they share a page.  */
+
+static void
+keep_counters (__typeof__ (pending[0]) *p, const ElfW (Phdr) *phdr,
+	       size_t phnum)
+{
+  const struct seg_view *v = &p->view;
+  uintptr_t c = (uintptr_t) v->counters, w = (uintptr_t) v->window;
+  size_t c_len = (size_t) (v->header->n_blocks + v->n_edges)
+		 * PCPROF_COUNT_SIZE;
+  size_t w_len = (size_t) v->n_window * v->window_stride * 4;
+  uintptr_t lo, hi;
+
+  p->kept[0].view = p->kept[1].view = NULL;
+  if (w_len == 0 || !single_threaded ())
+    {
+      keep_pages (&p->kept[0], c, c_len, p->bias, phdr, phnum);
+      return;
+    }
+  /* One range if the two meet on a page: moving a page twice would
+     leave the first view behind.  */
+  if ((w & ~(page_size - 1)) <= ((c + c_len - 1) | (page_size - 1))
+      && (c & ~(page_size - 1)) <= ((w + w_len - 1) | (page_size - 1)))
+    {
+      lo = c < w ? c : w;
+      hi = c + c_len > w + w_len ? c + c_len : w + w_len;
+      keep_pages (&p->kept[0], lo, hi - lo, p->bias, phdr, phnum);
+      return;
+    }
+  keep_pages (&p->kept[0], c, c_len, p->bias, phdr, phnum);
+  keep_pages (&p->kept[1], w, w_len, p->bias, phdr, phnum);
+}
+
 /* Before a dlclose: the records of the objects it may unload.  */
 
 static void
@@ -1158,12 +1346,62 @@ retire_prepare (void)
       pending[n_pending].bias = l->l_addr;
       pending[n_pending].record = mem;
       pending[n_pending].size = view.record_size;
+      pending[n_pending].view = view;
+      keep_counters (&pending[n_pending], phdr, phnum);
       n_pending++;
     }
   __atomic_store_n (&busy, 0, __ATOMIC_RELEASE);
 }
 
-/* After a dlclose: keep the records of the objects it unloaded.  */
+/* The object of candidate K is gone: replace the counts of its record
+   with those its kept pages have now, destructors included.  Only
+   the copy V of its view is read, never the object's memory.  */
+
+static void
+keep_final_counts (size_t k)
+{
+  const struct seg_view *v = &pending[k].view;
+  const unsigned char *r = pending[k].record;
+  uint32_t n = record_word (r, PCPROF_R_N_BLOCKS) + v->n_edges;
+  struct pc_counter *counts;
+  const volatile struct pc_counter *c;
+  const volatile uint32_t *w;
+
+  record_counts (pending[k].record, &counts);
+  c = kept_address (pending[k].kept, v->counters,
+		    (size_t) n * PCPROF_COUNT_SIZE);
+  if (c != NULL)
+    for (uint32_t j = 0; j < n; j++)
+      {
+	counts[j].low = c[j].low;
+	counts[j].high = c[j].high;
+      }
+  w = kept_address (pending[k].kept, v->window,
+		    (size_t) v->n_window * v->window_stride * 4);
+  if (w != NULL)
+    for (uint32_t j = 0; j < v->n_window; j++)
+      {
+	counts[n + j].low = w[j * v->window_stride];
+	counts[n + j].high = v->window_stride == 2 ? w[j * 2 + 1] : 0;
+      }
+  for (int i = 0; i < 2; i++)
+    if (pending[k].kept[i].view != NULL)
+      {
+	raw_munmap (pending[k].kept[i].view, pending[k].kept[i].len);
+	pending[k].kept[i].view = NULL;
+      }
+}
+
+/* Unmap the record R of SIZE bytes that retire_prepare built.  */
+
+static void
+free_record (unsigned char *r, uint32_t size)
+{
+  raw_munmap (r, ((size_t) size + 4095) & ~(size_t) 4095);
+}
+
+/* After a dlclose: keep the records of the objects it unloaded; free
+   the others.  */
 
 static void
 retire_commit (void)
@@ -1182,7 +1420,13 @@ retire_commit (void)
 			== pending[k].header;
 	  }
       if (loaded)
-	continue;
+	{
+	  unkeep_pages (&pending[k].kept[0]);
+	  unkeep_pages (&pending[k].kept[1]);
+	  free_record (pending[k].record, pending[k].size);
+	  continue;
+	}
+      keep_final_counts (k);
       for (size_t i = 0; i < n_retired; i++)
 	if (same_object (retired[i].record, pending[k].record))
 	  {
@@ -1191,6 +1435,7 @@ retire_commit (void)
 	    record_counts (pending[k].record, &from);
 	    for (uint32_t j = 0; j < n; j++)
 	      add_count (&to[j], &from[j]);
+	    free_record (pending[k].record, pending[k].size);
 	    pending[k].record = NULL;
 	    break;
 	  }
@@ -1200,6 +1445,8 @@ retire_commit (void)
 	  retired[n_retired].size = pending[k].size;
 	  n_retired++;
 	}
+      else if (pending[k].record != NULL)
+	free_record (pending[k].record, pending[k].size);
     }
   n_pending = 0;
 }
@@ -2017,6 +2264,8 @@ pcrt_init (int argc, char **argv, char **envp)
       auxv = (const ElfW (auxv_t) *) (e + 1);
     }
   program_name = argc > 0 && argv != NULL ? base_name (argv[0]) : NULL;
+  if (aux_value (auxv, AT_PAGESZ) != 0)
+    page_size = aux_value (auxv, AT_PAGESZ);
   if (!note_objects (auxv))
     return;
   active = true;

@@ -54,7 +54,42 @@
     a3_ != 0 ? -v0_ : v0_;						\
   })
 
+/* The same with six arguments: o32 passes the fifth and sixth on the
+   stack, at 16 and 20 bytes above sp.  */
+#define RAW_SYSCALL6(nr, x0, x1, x2, x3, x4, x5)			\
+  ({									\
+    register long v0_ __asm__ ("$2");					\
+    register long a0_ __asm__ ("$4") = (long) (x0);			\
+    register long a1_ __asm__ ("$5") = (long) (x1);			\
+    register long a2_ __asm__ ("$6") = (long) (x2);			\
+    register long a3_ __asm__ ("$7") = (long) (x3);			\
+    long x4_ = (long) (x4), x5_ = (long) (x5);				\
+    __asm__ volatile (".set push\n\t.set noreorder\n\t"		\
+		      "addiu $sp,$sp,-32\n\t"				\
+		      "sw %3,16($sp)\n\t"				\
+		      "sw %4,20($sp)\n\t"				\
+		      "li $2,%2\n\t"					\
+		      "syscall\n\t"					\
+		      "addiu $sp,$sp,32\n\t"				\
+		      ".set pop"					\
+		      : "=&r" (v0_), "+r" (a3_)				\
+		      : "i" (nr), "r" (x4_), "r" (x5_), "r" (a0_),	\
+			"r" (a1_), "r" (a2_)				\
+		      : SYSCALL_CLOBBERS);				\
+    a3_ != 0 ? -v0_ : v0_;						\
+  })
+
 #else
+
+#define RAW_SYSCALL6(nr, x0, x1, x2, x3, x4, x5)			\
+  ({									\
+    int saved_ = errno;							\
+    long r_ = syscall ((nr), (x0), (x1), (x2), (x3), (x4), (x5));	\
+    if (r_ == -1)							\
+      r_ = -errno;							\
+    errno = saved_;							\
+    r_;									\
+  })
 
 #define RAW_SYSCALL4(nr, x0, x1, x2, x3)				\
   ({									\
@@ -93,8 +128,8 @@ PCRT_HIDDEN bool pcrt_exit_hooked (void);
    sees.  */
 PCRT_HIDDEN void pcrt_exec_forward (void);
 
-/* The run-time address of the first definition of the function NAME
-   after libprofcopy.so's in the dynamic linker's list (libc's), or 0.
+/* The run-time address of the first definition of the function or
+   data object NAME after libprofcopy.so's in the dynamic linker's list (libc's), or 0.
    No libc call.  */
 PCRT_HIDDEN uintptr_t pcrt_next_definition (const char *name);
 
