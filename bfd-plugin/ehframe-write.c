@@ -26,6 +26,7 @@
 #include <string.h>
 #include <elf.h>
 
+#include "array.h"
 #include "object-int.h"
 #include "dwarf-read.h"
 #include "ehframe-write.h"
@@ -839,17 +840,11 @@ rewrite_lsda (struct builder *bd, uint32_t old, uint32_t old_start,
       a = old_start + (uint32_t) start;
       na = m->insn (m->ctx, a);
       ne = len == 0 ? na : m->end (m->ctx, a + (uint32_t) len);
-      if (lp != 0 && bd->n_pads == bd->cap_pads)
+      if (lp != 0 && !array_room (&bd->pads, &bd->cap_pads, bd->n_pads,
+				  sizeof *bd->pads, 64))
 	{
-	  size_t cap = bd->cap_pads ? 2 * bd->cap_pads : 64;
-	  uint32_t *grown = realloc (bd->pads, cap * sizeof *grown);
-	  if (grown == NULL)
-	    {
-	      object_error (bd->errmsg, "out of memory");
-	      goto done;
-	    }
-	  bd->pads = grown;
-	  bd->cap_pads = cap;
+	  object_error (bd->errmsg, "out of memory");
+	  goto done;
 	}
       if (lp != 0)
 	{
@@ -980,15 +975,9 @@ write_cie (struct builder *bd, size_t off, struct cursor *c)
   bool p_ind = false, p_nul = false, has_r = false;
   size_t start, v4 = 0;
 
-  if (bd->n_cies == bd->cap_cies)
-    {
-      size_t cap = bd->cap_cies ? 2 * bd->cap_cies : 16;
-      struct cie *grown = realloc (bd->cies, cap * sizeof *grown);
-      if (grown == NULL)
-	return object_error (bd->errmsg, "out of memory");
-      bd->cies = grown;
-      bd->cap_cies = cap;
-    }
+  if (!array_room (&bd->cies, &bd->cap_cies, bd->n_cies, sizeof *bd->cies,
+		   16))
+    return object_error (bd->errmsg, "out of memory");
   cie = &bd->cies[bd->n_cies];
   memset (cie, 0, sizeof *cie);
   cie->old_off = off;
@@ -1377,14 +1366,6 @@ identity (void *ctx, uint32_t old)
   return old;
 }
 
-static int
-compare_u32 (const void *a, const void *b)
-{
-  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 bool
 eh_landing_pads (const struct mips_object *obj, uint32_t **pads,
 		 size_t *n_pads, char **errmsg)
@@ -1402,7 +1383,7 @@ eh_landing_pads (const struct mips_object *obj, uint32_t **pads,
       return false;
     }
   if (bd.n_pads > 1)
-    qsort (bd.pads, bd.n_pads, sizeof *bd.pads, compare_u32);
+    qsort (bd.pads, bd.n_pads, sizeof *bd.pads, array_compare_u32);
   for (size_t i = 0; i < bd.n_pads; i++)
     if (n == 0 || bd.pads[n - 1] != bd.pads[i])
       bd.pads[n++] = bd.pads[i];

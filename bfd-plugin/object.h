@@ -164,7 +164,7 @@ char *object_find_debug_file (const struct mips_object *obj,
 bool object_add_debug_symbols (struct mips_object *obj, const char *path,
 			       char **errmsg);
 
-/* The header of OBJ's profcopy segment (runtime/segment.h), if OBJ is
+/* The header of OBJ's profcopy segment (include/segment.h), if OBJ is
    a profiled copy: the first PT_LOAD whose bytes start with its magic,
    with room for the whole header in the file; with SEG not NULL, *SEG
    is that segment.  NULL if OBJ is not a profiled copy.  */

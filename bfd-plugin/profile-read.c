@@ -84,7 +84,7 @@ add_edge (bool be, const unsigned char *edges, uint32_t k, uint64_t c,
    counted edges, then N_WINDOW window counts, whose blocks or edges
    are the words at WB; the counts of the blocks without a counter are
    derived as the derivation table DERIVE of DERIVE_SIZE bytes says
-   (runtime/segment.h; profcopy/derive.c shows why it is exact).  Every
+   (include/segment.h; profcopy/plan/derive.c shows why it is exact).  Every
    index is checked before it is used.  */
 
 static bool

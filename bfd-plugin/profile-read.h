@@ -7,7 +7,7 @@
    A profile_set holds the objects of one or more profiles.  Objects of
    different profiles with the same original path, checksum and file
    size are one object whose counts are the sums.  The file format is
-   in runtime/profile-format.h and doc/profile-format.md.  */
+   in include/profile-format.h and doc/profile-format.md.  */
 
 #ifndef PROFCOPY_PROFILE_READ_H
 #define PROFCOPY_PROFILE_READ_H

@@ -46,11 +46,17 @@
 /* The function field of OP_SPECIAL, bits 5..0.  */
 #define FUNCT_SLL	0x00
 #define FUNCT_SRL	0x02
+#define FUNCT_JR	0x08
+#define FUNCT_JALR	0x09
 #define FUNCT_SYSCALL	0x0c
+#define FUNCT_MFHI	0x10
+#define FUNCT_MTHI	0x11
 #define FUNCT_MFLO	0x12
+#define FUNCT_MTLO	0x13
 #define FUNCT_MULTU	0x19
 #define FUNCT_ADDU	0x21
 #define FUNCT_SUBU	0x23
+#define FUNCT_AND	0x24
 #define FUNCT_OR	0x25
 #define FUNCT_SLTU	0x2b
 #define FUNCT_TGE	0x30	/* tge ... tne: conditional traps.  */
@@ -71,6 +77,77 @@ static inline uint32_t
 rtype (unsigned funct, unsigned rs, unsigned rt, unsigned rd, unsigned sa)
 {
   return (rs << 21) | (rt << 16) | (rd << 11) | (sa << 6) | funct;
+}
+
+/* Named encoders of the instructions that profcopy's own code sequences
+   (stubs, hooks, far jumps) are made of, in assembler operand order.  */
+
+static inline uint32_t
+enc_addu (unsigned rd, unsigned rs, unsigned rt)
+{
+  return rtype (FUNCT_ADDU, rs, rt, rd, 0);
+}
+
+static inline uint32_t
+enc_and (unsigned rd, unsigned rs, unsigned rt)
+{
+  return rtype (FUNCT_AND, rs, rt, rd, 0);
+}
+
+static inline uint32_t
+enc_sll (unsigned rd, unsigned rt, unsigned sa)
+{
+  return rtype (FUNCT_SLL, 0, rt, rd, sa);
+}
+
+static inline uint32_t
+enc_jr (unsigned rs)
+{
+  return rtype (FUNCT_JR, rs, 0, 0, 0);
+}
+
+static inline uint32_t
+enc_jalr (unsigned rd, unsigned rs)
+{
+  return rtype (FUNCT_JALR, rs, 0, rd, 0);
+}
+
+static inline uint32_t
+enc_mfhi (unsigned rd)
+{
+  return rtype (FUNCT_MFHI, 0, 0, rd, 0);
+}
+
+static inline uint32_t
+enc_mflo (unsigned rd)
+{
+  return rtype (FUNCT_MFLO, 0, 0, rd, 0);
+}
+
+static inline uint32_t
+enc_mthi (unsigned rs)
+{
+  return rtype (FUNCT_MTHI, rs, 0, 0, 0);
+}
+
+static inline uint32_t
+enc_mtlo (unsigned rs)
+{
+  return rtype (FUNCT_MTLO, rs, 0, 0, 0);
+}
+
+/* bal with the word offset OFF (from the delay slot).  */
+
+static inline uint32_t
+enc_bal (int32_t off)
+{
+  return itype (OP_REGIMM, 0, REGIMM_BGEZAL, (uint32_t) off);
+}
+
+static inline uint32_t
+enc_andi (unsigned rt, unsigned rs, uint32_t imm)
+{
+  return itype (OP_ANDI, rs, rt, imm);
 }
 
 #endif /* PROFCOPY_MIPS_OPS_H */

@@ -167,6 +167,72 @@ enum count_kind
 				   saved in its frame (o32 .cprestore).  */
 };
 
+/* Where the layout (emit/layout.c) puts the new text: per original
+   word unless said otherwise.  */
+struct layout
+{
+  uint32_t text_addr;		/* Where the new text starts.  */
+  uint32_t text_size;
+  uint32_t *map;		/* New address (block starts: of its counter).  */
+  uint32_t *insn_new;		/* New address of the word's own copy.  */
+  uint8_t *long_kind;		/* enum long_kind of a direct branch.  */
+  uint8_t *long_reg;		/* Its scratch register.  */
+  uint32_t *long_slot;		/* Its new entry.  */
+  uint32_t *pad;		/* Per block start: address of its restore pad
+				   (at and ra back, sp up) when some far jump
+				   with nothing dead goes there, else 0.  */
+  uint8_t *needs_pad;		/* A block start that needs one.  */
+  uint32_t *retarget;		/* A branch's new target when not its map.  */
+  /* --calls: the probe stub the site calls; whether a copy of the stub
+     is laid out just before the site; per entry word, the address
+     after its probe, where the function's own branches to its entry
+     go.  */
+  uint32_t *probe_stub;
+  uint8_t *probe_new_stub;
+  uint32_t *past_probe;
+};
+
+/* The addresses of the parts of the new segment that the emitted code
+   refers to, which rewrite.c places (place_segments) before the text
+   is written.  */
+struct seg_addrs
+{
+  uint32_t counters;		/* The counter array.  */
+  uint32_t window;		/* The window, right after the new GOT.  */
+  uint32_t syscall_hook_slot;	/* The segment header's word that holds
+				   the syscall hook's address.  */
+  uint32_t jump_note_slot;	/* Its word that holds the runtime's jump
+				   note's address.  */
+  uint32_t probe_slots;		/* The two words the runtime fills with its
+				   probe routines.  */
+};
+
+/* The figures that -v prints for one object: what the stages chose,
+   counted as they choose it.  */
+struct rewrite_stats
+{
+  /* Blocks counted by each kind of counting code (enum count_kind).  */
+  size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9;
+  size_t n_count_window, n_count_saved_gp;
+  size_t n_spilled;		/* Increments with saved registers.  */
+  /* Increments with the next instruction in their delay slot: N_HOISTED
+     plus N_SKIPPED, those behind a branch-likely.  */
+  size_t n_hoisted, n_skipped;
+  size_t n_jumps;		/* Increments in place of the b after them.  */
+  size_t n_loops;		/* Counted by their induction register, */
+  size_t n_loops_stack;		/* ... of them with the copy on the stack.  */
+  size_t n_profiled;		/* Blocks the used profiles count.  */
+  size_t n_derived;		/* Blocks whose counts are derived.  */
+  size_t n_edge;		/* Blocks counted on edges.  */
+  size_t n_edge_counters;	/* Branch edges counted, */
+  size_t n_edge_window;		/* ... of them in gp's window.  */
+  size_t n_long_calls;
+  size_t n_xlate, n_xlate_skipped; /* Indirect jumps translated, not.  */
+  size_t n_gotref_nogp;		/* Got-ref addius where gp may not be valid.  */
+  size_t n_gotref_unsafe;	/* Those still written relative to gp.  */
+  size_t n_probes, n_probe_stubs; /* --calls probe sites and stubs.  */
+};
+
 struct emitter
 {
   const struct analysis *a;
@@ -180,21 +246,10 @@ struct emitter
 
   size_t n_words;		/* The code's (code_word_index).  */
 
-  /* Per original word.  */
-  uint32_t *map;		/* New address (block starts: of its counter).  */
-  uint32_t *insn_new;		/* New address of the word's own copy.  */
   uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
   uint8_t *gotref_form;		/* enum gotref_form of a got-ref addiu.  */
-  uint8_t *long_kind;		/* enum long_kind of a direct branch.  */
-  uint8_t *long_reg;		/* Its scratch register.  */
-  uint32_t *long_slot;		/* Its new entry.  */
   uint8_t *entered;		/* Reached other than by falling in.  */
   uint8_t *in_llsc;		/* Between an ll and its sc.  */
-  uint32_t *pad;		/* Per block start: address of its restore pad
-				   (at and ra back, sp up) when some far jump
-				   with nothing dead goes there, else 0.  */
-  uint8_t *needs_pad;		/* Per word: a block start that needs one.  */
-  uint32_t *retarget;		/* A branch's new target when not its map.  */
   unsigned char *invert;	/* A branch whose condition is inverted.  */
   unsigned char *edge_ok;	/* Per block: its branch edges may have
 				   counters (mark_edge_candidates).  */
@@ -202,13 +257,7 @@ struct emitter
   uint8_t *hooks;		/* Per word, HOOK_*: the runtime's syscall
 				   hook is called before the system call;
 				   the jump is noted (--poison-original).  */
-  size_t n_sys_hooks;
-  size_t n_jump_notes;
   bool exit_hooked;		/* Some hooked system call is exit_group.  */
-  uint32_t syscall_hook_slot;	/* Address of the segment header's word
-				   that holds the hook's address.  */
-  uint32_t jump_note_slot;	/* Address of its word that holds the
-				   runtime's jump note's address.  */
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
@@ -222,56 +271,31 @@ struct emitter
   unsigned char *returns;	/* Per function: may return to its caller
 				   (analyse/entries.c, find_returning).  */
   /* --calls: per original word, PROBE_ENTRY at a function's entry,
-     PROBE_EXIT at a return or tail jump, else 0; the probe stub the
-     site calls; whether a copy of the stub is laid out just before the
-     site.  */
+     PROBE_EXIT at a return or tail jump, else 0.  */
   bool calls;
   uint8_t *probe;
-  uint32_t *probe_stub;
-  uint8_t *probe_new_stub;
-  uint32_t *past_probe;		/* Per entry word: the address after its
-				   probe, where the function's own branches
-				   to its entry go.  */
-  uint32_t probe_slots;		/* Address of the two words the runtime
-				   fills with its probe routines.  */
-  size_t n_probes, n_probe_stubs;
   struct derive derive;		/* Which blocks have counters.  */
-  uint32_t text_addr;		/* Where the new text starts.  */
   uint32_t old_start, old_end;	/* The original code range of the map.  */
-  uint32_t text_size;
-  uint32_t counters;		/* Address of the counter array.  */
-  /* The window: N_WINDOW counters right after the new GOT at WINDOW
-     (set with the GOT's address), for the counters WINDOW_BLOCKS lists
-     in ascending order (a block i, or the counted branch edge k as
-     n_blocks + k); WINDOW_SLOT[c] is counter c's, or -1.  EDGE_OWNER[k]
-     is 2 x the block whose branch edge k is, plus 1 for a fall-through
-     edge.  */
-  uint32_t window;
+  /* The window: N_WINDOW counters right after the new GOT at
+     SEG.WINDOW (set with the GOT's address), for the counters
+     WINDOW_BLOCKS lists in ascending order (a block i, or the counted
+     branch edge k as n_blocks + k); WINDOW_SLOT[c] is counter c's, or
+     -1.  EDGE_OWNER[k] is 2 x the block whose branch edge k is, plus 1
+     for a fall-through edge.  */
   uint32_t n_window;
   uint32_t *window_blocks;
   int32_t *window_slot;
   uint32_t *edge_owner;
   struct new_got got;
 
-  /* Statistics for -v.  */
-  size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9, n_spilled;
-  size_t n_hoisted, n_skipped, n_count_window, n_count_saved_gp;
-  size_t n_jumps;		/* Of the skipped, those in place of a b.  */
-  size_t n_loops;		/* Counted by their induction register, */
-  size_t n_loops_stack;		/* ... of them with the copy on the stack.  */
-  size_t n_profiled;		/* Blocks the used profiles count.  */
   /* While emit_plan chooses the counters: per block, its count in the
      used profiles (-1: not known), or NULL without profiles.  */
   double *counts;
-  size_t n_edge_window;
-  size_t n_derived;
-  size_t n_long_calls;
-  size_t n_edge;
-  size_t n_edge_counters;
-  size_t n_xlate, n_xlate_skipped;
-  size_t n_gotref_nogp;		/* Got-ref addius where gp may not be valid.  */
-  size_t n_gotref_unsafe;	/* Those still written relative to gp.  */
-  size_t n_xlate_guarded;	/* Of the translations, with the gp guard.  */
+  size_t n_xlate_guarded;	/* Translations with the gp guard.  */
+
+  struct layout layout;
+  struct seg_addrs seg;
+  struct rewrite_stats stats;
 };
 
 struct symbol_scope;

@@ -26,6 +26,7 @@
 #include "dump.h"
 #include "elf-write.h"
 #include "errmsg.h"
+#include "version.h"
 #include "libsearch.h"
 #include "profile-read.h"
 #include "rewrite.h"
@@ -195,17 +196,6 @@ usage (FILE *stream, int status)
   exit (status);
 }
 
-static void
-print_version (void)
-{
-  printf ("%s (%s) %s\n", program_name, PACKAGE_NAME, PACKAGE_VERSION);
-  printf ("Copyright (C) 2026 The profcopy authors.\n\
-This program is free software; you may redistribute it under the terms of\n\
-the GNU General Public License version 3 or (at your option) any later version.\n\
-This program has absolutely no warranty.\n");
-  exit (EXIT_SUCCESS);
-}
-
 /* Report a problem with FILE: `profcopy: FILE: MESSAGE'.  */
 
 static void
@@ -300,7 +290,6 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.folded = folded_carry (opts, main_program);
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
-  ropts.origin_rpath = main_program;
   ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
   ropts.scope = opts->scope;
   ropts.scope_index = scope_index;
@@ -806,7 +795,9 @@ whole_program (const struct options *opts, const char *exe)
   return status;
 }
 
-/* Carry out OPTS's action on FILE.  Return the exit status it earns.  */
+/* Carry out OPTS's action on FILE: --dump-relocs, --dump-blocks or
+   --list-needed (main rewrites by other ways).  Return the exit status
+   it earns.  */
 
 static int
 process_file (const struct options *opts, const char *file)
@@ -832,8 +823,6 @@ process_file (const struct options *opts, const char *file)
       return status;
     }
 
-  if (opts->action == ACTION_REWRITE)
-    return 0;
   if (opts->verbose)
     fprintf (stderr, "%s: analysing %s\n", program_name, file);
   if (!analysis_run (file, depth, &a, &err))
@@ -864,9 +853,7 @@ process_file (const struct options *opts, const char *file)
 	fprintf (stderr, "%s: %s: %zu functions, %zu blocks\n", program_name,
 		 file, a.cfg.n_funcs, a.cfg.n_blocks);
       break;
-    case ACTION_LIST_NEEDED:
-      break;
-    case ACTION_REWRITE:
+    default:
       break;
     }
   if (fflush (stdout) != 0 || ferror (stdout))
@@ -985,7 +972,7 @@ parse_options (int argc, char **argv, struct options *opts)
 	usage (stdout, EXIT_SUCCESS);
 	break;
       case 'V':
-	print_version ();
+	print_version (program_name);
 	break;
       default:
 	fprintf (stderr, "Try '%s --help' for more information.\n",

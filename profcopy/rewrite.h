@@ -25,10 +25,9 @@ struct rewrite_options
   bool folded;
   bool verbose;
   /* For a main program: the runtime's soname, added as its first
-     DT_NEEDED, and whether to add DT_RPATH $ORIGIN so that the profiled
-     objects beside it are loaded.  NULL: leave the dynamic section.  */
+     DT_NEEDED, with DT_RPATH $ORIGIN so that the profiled objects
+     beside it are loaded.  NULL: leave the dynamic section.  */
   const char *runtime_soname;
-  bool origin_rpath;
   /* Profiles of earlier runs (--use-profile), or NULL: an object that
      one of them counted (same checksum and size) gets its counters
      placed by those counts.  */

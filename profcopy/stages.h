@@ -77,12 +77,12 @@ static const uint8_t scratch_order[] = {
   16, 17, 18, 19, 20, 21, 22, 23, 30, 31
 };
 
-/* Encoders.  */
+/* Encoders (the others are in mips-ops.h).  */
 
 static inline uint32_t
 addu (unsigned rd, unsigned rs, unsigned rt)
 {
-  return (rs << 21) | (rt << 16) | (rd << 11) | FUNCT_ADDU;
+  return enc_addu (rd, rs, rt);
 }
 
 /* Split the 32-bit displacement D into HI and LO for `lui; lo(...)'

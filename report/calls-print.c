@@ -145,15 +145,16 @@ print_callee (FILE *out, const struct report *r, const struct edge *e)
     fprintf (out, INDIRECT " at 0x%08" PRIx32 "\n", e->site);
 }
 
-/* The functions of the report being sorted, for compare_heat.  */
-static const struct report_function *sort_functions;
+/* Order of function indices of the functions FUNCTIONS (struct
+   report_function) by instructions, hottest first; for qsort_r.  */
 
 static int
-compare_heat (const void *a, const void *b)
+compare_heat (const void *a, const void *b, void *functions)
 {
+  const struct report_function *f = functions;
   size_t i = *(const size_t *) a, j = *(const size_t *) b;
-  const struct report_function *x = &sort_functions[i];
-  const struct report_function *y = &sort_functions[j];
+  const struct report_function *x = &f[i];
+  const struct report_function *y = &f[j];
 
   if (x->insns != y->insns)
     return x->insns > y->insns ? -1 : 1;
@@ -186,8 +187,7 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
   for (size_t f = 0; f < r->n_functions; f++)
     if (seen[f])
       order[n_order++] = f;
-  sort_functions = r->functions;
-  qsort (order, n_order, sizeof *order, compare_heat);
+  qsort_r (order, n_order, sizeof *order, compare_heat, r->functions);
 
   fprintf (out, "Call graph: %" PRIu64 " calls, %zu edges, %zu functions.\n",
 	   total, n, n_order);

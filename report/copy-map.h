@@ -6,7 +6,7 @@
    Public License version 3 or later; see COPYING.
 
    A profiled copy keeps the original text where it was and adds a
-   PT_LOAD segment that starts with the header of runtime/segment.h.
+   PT_LOAD segment that starts with the header of include/segment.h.
    The header names the original file and points at the map table: word
    I of the map is the new link-time address of the original word
    TEXT_START + 4 * I, and the table increases with I over the words

@@ -20,6 +20,7 @@
 
 #include "calls.h"
 #include "errmsg.h"
+#include "version.h"
 #include "profile-read.h"
 #include "report.h"
 #include "trace-read.h"
@@ -118,17 +119,6 @@ usage (FILE *stream, int status)
   if (status == EXIT_SUCCESS)
     fprintf (stream, "Report bugs to <%s>.\n", PACKAGE_BUGREPORT);
   exit (status);
-}
-
-static void
-print_version (void)
-{
-  printf ("%s (%s) %s\n", program_name, PACKAGE_NAME, PACKAGE_VERSION);
-  printf ("Copyright (C) 2026 The profcopy authors.\n\
-This program is free software; you may redistribute it under the terms of\n\
-the GNU General Public License version 3 or (at your option) any later version.\n\
-This program has absolutely no warranty.\n");
-  exit (EXIT_SUCCESS);
 }
 
 /* Report a problem: `profreport: MESSAGE'.  */
@@ -381,7 +371,7 @@ main (int argc, char **argv)
 	usage (stdout, EXIT_SUCCESS);
 	break;
       case 'V':
-	print_version ();
+	print_version (program_name);
 	break;
       default:
 	/* getopt said what is wrong.  */

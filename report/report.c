@@ -158,16 +158,17 @@ collect_symbols (const struct mips_object *obj, size_t *n)
   return syms;
 }
 
-/* The blocks of the object being sorted, for compare_block.  */
-static const struct prof_block *sort_blocks;
+/* Order of block indices by the start of the blocks BLOCKS (struct
+   prof_block), then by index; for qsort_r.  */
 
 static int
-compare_block (const void *a, const void *b)
+compare_block (const void *a, const void *b, void *blocks)
 {
+  const struct prof_block *bl = blocks;
   uint32_t i = *(const uint32_t *) a, j = *(const uint32_t *) b;
 
-  if (sort_blocks[i].start != sort_blocks[j].start)
-    return sort_blocks[i].start < sort_blocks[j].start ? -1 : 1;
+  if (bl[i].start != bl[j].start)
+    return bl[i].start < bl[j].start ? -1 : 1;
   return i < j ? -1 : i > j;
 }
 
@@ -372,11 +373,11 @@ report_add_object (struct report *r, const struct prof_object *prof,
   for (uint32_t i = 0; i < prof->n_blocks; i++)
     ro->order[i] = i;
   /* profcopy writes the blocks in address order: sort only if not.  */
-  sort_blocks = prof->blocks;
   for (uint32_t i = 1; i < prof->n_blocks; i++)
     if (prof->blocks[i - 1].start > prof->blocks[i].start)
       {
-	qsort (ro->order, prof->n_blocks, sizeof *ro->order, compare_block);
+	qsort_r (ro->order, prof->n_blocks, sizeof *ro->order, compare_block,
+		 (void *) prof->blocks);
 	break;
       }
 
@@ -496,14 +497,15 @@ base_name (const char *path)
   return slash != NULL ? slash + 1 : path;
 }
 
-/* The functions of the report being sorted, for compare_function.  */
-static const struct report_function *sort_functions;
+/* Order of function indices of the functions FUNCTIONS (struct
+   report_function) by instructions, heaviest first; for qsort_r.  */
 
 static int
-compare_function (const void *a, const void *b)
+compare_function (const void *a, const void *b, void *functions)
 {
-  const struct report_function *x = &sort_functions[*(const size_t *) a];
-  const struct report_function *y = &sort_functions[*(const size_t *) b];
+  const struct report_function *f = functions;
+  const struct report_function *x = &f[*(const size_t *) a];
+  const struct report_function *y = &f[*(const size_t *) b];
 
   if (x->insns != y->insns)
     return x->insns > y->insns ? -1 : 1;
@@ -544,8 +546,8 @@ print_flat (FILE *out, const struct report *r,
     }
   for (size_t i = 0; i < r->n_functions; i++)
     order[i] = i;
-  sort_functions = r->functions;
-  qsort (order, r->n_functions, sizeof *order, compare_function);
+  qsort_r (order, r->n_functions, sizeof *order, compare_function,
+	   r->functions);
 
   if (format == REPORT_CSV)
     fputs ("object,function,calls,instructions\n", out);

@@ -5,7 +5,7 @@
    Public License version 3 or later; see COPYING.
 
    Both forms of doc/trace-format.md are read: the binary form
-   (runtime/trace-format.h) and the text form, whose event lines are the
+   (include/trace-format.h) and the text form, whose event lines are the
    seed's `E 0xADDR TIME' and `X 0xADDR TIME'.  The events of each
    thread (process id and thread id) are gathered into one stream, in
    the order the thread made them.  */

@@ -680,14 +680,15 @@ trace_report_add (struct trace_report *r, const struct trace *t,
   return errmsg_format (errmsg, "out of memory");
 }
 
-/* Sort helpers.  */
-static const struct trace_report *sort_report;
+/* Orders of the function indices of the trace report R, for qsort_r:
+   by self time, or by inclusive time, then by calls and name.  */
 
 static int
-compare_self (const void *a, const void *b)
+compare_self (const void *a, const void *b, void *r)
 {
-  const struct trace_function *x = &sort_report->functions[*(const size_t *) a];
-  const struct trace_function *y = &sort_report->functions[*(const size_t *) b];
+  const struct trace_report *tr = r;
+  const struct trace_function *x = &tr->functions[*(const size_t *) a];
+  const struct trace_function *y = &tr->functions[*(const size_t *) b];
 
   if (x->self != y->self)
     return x->self > y->self ? -1 : 1;
@@ -697,14 +698,15 @@ compare_self (const void *a, const void *b)
 }
 
 static int
-compare_inclusive (const void *a, const void *b)
+compare_inclusive (const void *a, const void *b, void *r)
 {
-  const struct trace_function *x = &sort_report->functions[*(const size_t *) a];
-  const struct trace_function *y = &sort_report->functions[*(const size_t *) b];
+  const struct trace_report *tr = r;
+  const struct trace_function *x = &tr->functions[*(const size_t *) a];
+  const struct trace_function *y = &tr->functions[*(const size_t *) b];
 
   if (x->inclusive != y->inclusive)
     return x->inclusive > y->inclusive ? -1 : 1;
-  return compare_self (a, b);
+  return compare_self (a, b, r);
 }
 
 static const char *
@@ -786,18 +788,21 @@ print_flat (FILE *out, const struct trace_report *r, const size_t *order,
     }
 }
 
+/* Order of the edge indices of the trace report R by caller and
+   callee name; for qsort_r.  */
+
 static int
-compare_edge_csv (const void *a, const void *b)
+compare_edge_csv (const void *a, const void *b, void *r)
 {
-  const struct trace_edge *x = &sort_report->edges[*(const size_t *) a];
-  const struct trace_edge *y = &sort_report->edges[*(const size_t *) b];
-  int c = strcmp (caller_name (sort_report, x->caller),
-		  caller_name (sort_report, y->caller));
+  const struct trace_report *tr = r;
+  const struct trace_edge *x = &tr->edges[*(const size_t *) a];
+  const struct trace_edge *y = &tr->edges[*(const size_t *) b];
+  int c = strcmp (caller_name (tr, x->caller), caller_name (tr, y->caller));
 
   if (c != 0)
     return c;
-  return strcmp (sort_report->functions[x->callee].name,
-		 sort_report->functions[y->callee].name);
+  return strcmp (tr->functions[x->callee].name,
+		 tr->functions[y->callee].name);
 }
 
 /* The call graph: for every function, by inclusive time, the callers
@@ -818,8 +823,8 @@ print_graph (FILE *out, const struct trace_report *r, const size_t *order,
 	return;
       for (size_t i = 0; i < r->n_edges; i++)
 	eorder[i] = i;
-      sort_report = r;
-      qsort (eorder, r->n_edges, sizeof *eorder, compare_edge_csv);
+      qsort_r (eorder, r->n_edges, sizeof *eorder, compare_edge_csv,
+	       (void *) r);
       for (size_t i = 0; i < r->n_edges; i++)
 	{
 	  const struct trace_edge *e = &r->edges[eorder[i]];
@@ -894,9 +899,8 @@ trace_report_print (FILE *out, const struct trace_report *r,
     return;
   for (size_t i = 0; i < r->n_functions; i++)
     order[i] = i;
-  sort_report = r;
-  qsort (order, r->n_functions, sizeof *order,
-	 opts->calls ? compare_inclusive : compare_self);
+  qsort_r (order, r->n_functions, sizeof *order,
+	   opts->calls ? compare_inclusive : compare_self, (void *) r);
   if (opts->calls)
     print_graph (out, r, order, opts->format);
   else

@@ -31,10 +31,11 @@
    without any profiled object (the test suite's oracle runs the
    original programs with the runtime preloaded) does nothing at all.
 
-   Writing starts with profcopy_snapshot, which copies every counter of
-   every profiled object into pages mapped with the mmap2 system call,
-   so that the counts written are those of one moment, whatever other
-   threads do meanwhile.  The counters are written as they are, with
+   Writing starts with profcopy_snapshot, which copies into pages of
+   its own the counters that need changing before they are written
+   (folded ones, biased ones, and those a dlclose'd load of the same
+   object adds to); the others are written straight from memory.  The
+   counters are written as they are, with
    the tables of the segment that say how the blocks without a counter
    follow from them; profreport does that arithmetic.  The format is in
    profile-format.h.  */

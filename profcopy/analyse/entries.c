@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stages.h"
 
 /* Mark in ENTRY every block of A that code outside its function may
@@ -448,15 +449,8 @@ static bool
 add_entrant (struct cfg_entrant **in, size_t *n_in, size_t *max,
 	     size_t block, size_t func)
 {
-  if (*n_in == *max)
-    {
-      size_t n = *max ? 2 * *max : 1024;
-      struct cfg_entrant *p = realloc (*in, n * sizeof *p);
-      if (p == NULL)
-	return false;
-      *in = p;
-      *max = n;
-    }
+  if (!array_room (in, max, *n_in, sizeof **in, 1024))
+    return false;
   (*in)[*n_in].block = (uint32_t) block;
   (*in)[(*n_in)++].func = (uint32_t) func;
   return true;

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stages.h"
 
 static bool branch_offset (struct cursor *c, uint32_t from, uint32_t to,
@@ -216,18 +217,11 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
       put_folded (c, r1, r2, lo, fill, skip, skip_to);
       return;
     }
-  if (c->isl.n == c->max_carries)
+  if (!array_room (&c->carries, &c->max_carries, c->isl.n,
+		   sizeof *c->carries, 256))
     {
-      size_t n = c->max_carries ? 2 * c->max_carries : 256;
-      struct carry *p = realloc (c->carries, n * sizeof *p);
-
-      if (p == NULL)
-	{
-	  c->failed = true;
-	  return;
-	}
-      c->carries = p;
-      c->max_carries = n;
+      c->failed = true;
+      return;
     }
   k = &c->carries[c->isl.n];
   k->retry = c->pc;
@@ -370,7 +364,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
 		  const struct snippet *p, int32_t *lo)
 {
   const struct emitter *e = c->e;
-  uint32_t counter = e->counters + 8 * (uint32_t) index;
+  uint32_t counter = e->seg.counters + 8 * (uint32_t) index;
   uint32_t chunk = (8 * (uint32_t) index) >> 16;
   uint32_t slot = e->got.n_old_local + chunk;
   unsigned r1 = snippet_base_reg (p);
@@ -403,7 +397,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
     case COUNT_PC:
       /* bal lands on the addu, which is the counter's base.  */
       split_hi_lo (counter - (c->pc + 8), &hi, lo);
-      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, enc_bal (1));
       put (c, itype (OP_LUI, 0, r1, hi));
       put (c, addu (r1, r1, REG_RA));
       break;
@@ -440,7 +434,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
     }
   if (p->kind == COUNT_WINDOW)
     {
-      int32_t off = (int32_t) (e->window + emit_window_entry (e)
+      int32_t off = (int32_t) (e->seg.window + emit_window_entry (e)
 			       * (uint32_t) e->window_slot[index]
 			       - e->got.gp);
       if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)

@@ -20,7 +20,7 @@ emit_map (const struct emitter *e, uint32_t old)
 {
   long w = emit_word_index (e, old);
 
-  return w < 0 ? old : e->map[w];
+  return w < 0 ? old : e->layout.map[w];
 }
 
 /* True if INSN is a branch-likely.  */
@@ -49,20 +49,21 @@ uint32_t
 insn_words (const struct emitter *e, long w, const struct insn *insn)
 {
   uint32_t likely = is_likely (insn) ? 1 : 0;
-  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
+  bool save_ra = (e->layout.long_reg[w] & LONG_SAVE_RA) != 0;
 
-  switch (e->long_kind[w])
+  switch (e->layout.long_kind[w])
     {
     case LONG_CALL_GP:
     case LONG_CALL_PC:
-      return far_words (e->long_kind[w] == LONG_CALL_GP, true, false);
+      return far_words (e->layout.long_kind[w] == LONG_CALL_GP, true, false);
     case LONG_JUMP_GP:
     case LONG_JUMP_PC:
-      return 1 + far_words (e->long_kind[w] == LONG_JUMP_GP, false, save_ra);
+      return 1 + far_words (e->layout.long_kind[w] == LONG_JUMP_GP, false,
+			    save_ra);
     case LONG_COND_GP:
     case LONG_COND_PC:
       return 2 + likely
-	     + far_words (e->long_kind[w] == LONG_COND_GP, false, save_ra);
+	     + far_words (e->layout.long_kind[w] == LONG_COND_GP, false, save_ra);
     case LONG_JUMP_PAD:
       return 1 + PAD_JUMP_WORDS;
     case LONG_COND_PAD:
@@ -70,7 +71,7 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     default:
       break;
     }
-  if (w > 0 && long_takes_slot (e->long_kind[w - 1]))
+  if (w > 0 && long_takes_slot (e->layout.long_kind[w - 1]))
     return 0;
   if (e->gotref_slot[w] != 0 && !(e->gotref_form[w] & GOTREF_F_BEFORE))
     return gotref_words (e, w);
@@ -132,14 +133,14 @@ layout_probe_site (struct emitter *e, long w, uint32_t *pc,
 {
   if (!reuse)
     {
-      e->probe_new_stub[w] = *last_stub == 0
+      e->layout.probe_new_stub[w] = *last_stub == 0
 			     || *pc - *last_stub > PROBE_STUB_REACH;
-      if (e->probe_new_stub[w])
+      if (e->layout.probe_new_stub[w])
 	{
 	  *last_stub = *pc + 8;
 	  *pc += 4 * (2 + PROBE_STUB_WORDS);
 	}
-      e->probe_stub[w] = *last_stub;
+      e->layout.probe_stub[w] = *last_stub;
     }
   *pc += 4 * PROBE_SITE_WORDS;
 }
@@ -168,7 +169,7 @@ retarget_entry_branches (struct emitter *e)
       if (t < 0 || !(e->probe[t] & PROBE_ENTRY) || e->plans[i].edge
 	  || cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
 	continue;
-      e->retarget[w] = e->past_probe[t];
+      e->layout.retarget[w] = e->layout.past_probe[t];
     }
 }
 
@@ -212,7 +213,7 @@ static void
 layout_pass (struct emitter *e)
 {
   const struct analysis *a = e->a;
-  uint32_t pc = e->text_addr;
+  uint32_t pc = e->layout.text_addr;
   uint32_t last_stub = 0;
   struct island isl = { 0, 0, e->folded };
 
@@ -223,16 +224,16 @@ layout_pass (struct emitter *e)
       long ws = emit_word_index (e, b->start);
       bool over;
 
-      if (e->needs_pad[ws])
+      if (e->layout.needs_pad[ws])
 	{
-	  e->pad[ws] = pc + 8;
+	  e->layout.pad[ws] = pc + 8;
 	  pc += 4 * PAD_WORDS;
 	}
-      e->map[ws] = pc;
+      e->layout.map[ws] = pc;
       if (e->probe[ws] & PROBE_ENTRY)
 	{
 	  layout_probe_site (e, ws, &pc, &last_stub, false);
-	  e->past_probe[ws] = pc;
+	  e->layout.past_probe[ws] = pc;
 	}
       if (p->iv)
 	pc += 4 * (p->iv_stack ? 2 : 1);
@@ -245,13 +246,13 @@ layout_pass (struct emitter *e)
 	      /* The branch's slot instruction, the increment, its test
 		 (in place of the branch) and 4 words of way out; folded,
 		 the increment and a branch with the store in its slot.  */
-	      e->insn_new[w + 1] = pc;
+	      e->layout.insn_new[w + 1] = pc;
 	      if (at != b->start)
-		e->map[w] = pc;
-	      e->map[w + 1] = pc;
+		e->layout.map[w] = pc;
+	      e->layout.map[w + 1] = pc;
 	      pc += 4 * leaving_words (e, &p->s);
 	      island_add (&isl, pc);
-	      e->insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
+	      e->layout.insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
 	      break;
 	    }
 	  if (at == p->at && !p->edge && !p->derived && !p->iv)
@@ -261,9 +262,9 @@ layout_pass (struct emitter *e)
 	      if (p->s.hoist)
 		{
 		  /* The instruction is the snippet's last word.  */
-		  e->insn_new[w] = pc - 4;
+		  e->layout.insn_new[w] = pc - 4;
 		  if (at != b->start)
-		    e->map[w] = pc - 4;
+		    e->layout.map[w] = pc - 4;
 		  continue;
 		}
 	      if (p->s.jump)
@@ -271,11 +272,11 @@ layout_pass (struct emitter *e)
 		  /* The branch is the branch-likely, the fourth word from
 		     the end, and its delay slot instruction the next, the
 		     last of the block.  */
-		  e->insn_new[w] = pc - 16;
-		  e->insn_new[w + 1] = pc - 12;
+		  e->layout.insn_new[w] = pc - 16;
+		  e->layout.insn_new[w + 1] = pc - 12;
 		  if (at != b->start)
-		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
-		  e->map[w + 1] = pc - 12;
+		    e->layout.map[w] = pc - 4 * snippet_words (e, &p->s);
+		  e->layout.map[w + 1] = pc - 12;
 		  break;
 		}
 	      if (p->s.skip)
@@ -283,9 +284,9 @@ layout_pass (struct emitter *e)
 		  /* The instruction is the slot of the branch-likely, the
 		     third word from the end; code that came here would
 		     run the increment with it.  */
-		  e->insn_new[w] = pc - 12;
+		  e->layout.insn_new[w] = pc - 12;
 		  if (at != b->start)
-		    e->map[w] = pc - 4 * snippet_words (e, &p->s);
+		    e->layout.map[w] = pc - 4 * snippet_words (e, &p->s);
 		  continue;
 		}
 	    }
@@ -299,9 +300,9 @@ layout_pass (struct emitter *e)
 	  if (e->hooks[w] & HOOK_JUMP_NOTE)
 	    pc += 4 * JUMP_NOTE_WORDS;
 	  if (at != b->start)
-	    e->map[w] = pc;
+	    e->layout.map[w] = pc;
 	  pc += 4 * gotref_before_words (e, w);
-	  e->insn_new[w] = pc;
+	  e->layout.insn_new[w] = pc;
 	  pc += 4 * insn_words (e, w, code_insn_at (&a->code, at));
 	}
       if (p->edge)
@@ -315,7 +316,7 @@ layout_pass (struct emitter *e)
 	      pc += 4 * 2;
 	    }
 	  p->stub = pc;
-	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
+	  e->layout.retarget[emit_word_index (e, ctl->addr)] = pc;
 	  pc += 4 * snippet_words (e, &p->taken);
 	  island_add (&isl, pc);
 	  pc += 4 * 2;
@@ -325,7 +326,7 @@ layout_pass (struct emitter *e)
 	  /* The branch back goes past the copy.  */
 	  const struct insn *slot;
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  e->retarget[emit_word_index (e, ctl->addr)] = e->insn_new[ws];
+	  e->layout.retarget[emit_word_index (e, ctl->addr)] = e->layout.insn_new[ws];
 	  pc += 4 * loop_exit_words (e, p);
 	}
       else if (p->at == b->end && !p->derived)
@@ -349,7 +350,7 @@ layout_pass (struct emitter *e)
 	      island_add (&isl, pc);
 	      pc += 4 * 2;
 	    }
-	  e->retarget[emit_word_index (e, ctl->addr)] = pc;
+	  e->layout.retarget[emit_word_index (e, ctl->addr)] = pc;
 	}
       if (p->count_fall)
 	{
@@ -362,7 +363,7 @@ layout_pass (struct emitter *e)
 	  isl.n = 0;
 	}
     }
-  e->text_size = pc - e->text_addr;
+  e->layout.text_size = pc - e->layout.text_addr;
   if (e->calls)
     retarget_entry_branches (e);
 }
@@ -415,7 +416,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 	  || t9_holds (e, insn, insn->target)))
     {
       /* t9 holds the target: the only way the original can work.  */
-      e->long_kind[w] = LONG_T9;
+      e->layout.long_kind[w] = LONG_T9;
       return true;
     }
 
@@ -448,8 +449,8 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
     {
       /* Nothing is free at the target: save at and ra, and land on a
 	 pad before the target that puts them back.  */
-      e->needs_pad[emit_word_index (e, insn->target)] = 1;
-      e->long_kind[w] = jump ? LONG_JUMP_PAD : LONG_COND_PAD;
+      e->layout.needs_pad[emit_word_index (e, insn->target)] = 1;
+      e->layout.long_kind[w] = jump ? LONG_JUMP_PAD : LONG_COND_PAD;
       return true;
     }
   if (reg == 0)
@@ -465,10 +466,10 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 	  *errmsg = strdup ("out of memory");
 	  return false;
 	}
-      e->long_slot[w] = k;
+      e->layout.long_slot[w] = k;
     }
-  e->long_reg[w] = (uint8_t) (reg | (save_ra ? LONG_SAVE_RA : 0));
-  e->long_kind[w] = call ? (gp ? LONG_CALL_GP : LONG_CALL_PC)
+  e->layout.long_reg[w] = (uint8_t) (reg | (save_ra ? LONG_SAVE_RA : 0));
+  e->layout.long_kind[w] = call ? (gp ? LONG_CALL_GP : LONG_CALL_PC)
 		    : jump ? (gp ? LONG_JUMP_GP : LONG_JUMP_PC)
 		    : (gp ? LONG_COND_GP : LONG_COND_PC);
   return true;
@@ -500,7 +501,7 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 {
   const struct code *code = &e->a->code;
 
-  e->text_addr = text_addr;
+  e->layout.text_addr = text_addr;
   for (int pass = 0; pass < 32; pass++)
     {
       bool changed = false;
@@ -514,16 +515,16 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 	    int64_t off;
 	    struct count_plan *jp;
 
-	    if (e->long_kind[w] != LONG_NONE
+	    if (e->layout.long_kind[w] != LONG_NONE
 		|| (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
 		    && insn->kind != INSN_CALL)
 		|| insn->op == OP_J || insn->op == OP_JAL
 		|| emit_word_index (e, insn->target) < 0
 		|| (insn->kind == INSN_CALL && insn->target == insn->addr + 8))
 	      continue;
-	    off = ((int64_t) (e->retarget[w] != 0 ? e->retarget[w]
+	    off = ((int64_t) (e->layout.retarget[w] != 0 ? e->layout.retarget[w]
 			      : emit_map (e, insn->target))
-		   - (int64_t) (e->insn_new[w] + 4)) / 4;
+		   - (int64_t) (e->layout.insn_new[w] + 4)) / 4;
 	    if (off >= -32768 && off <= 32767)
 	      continue;
 	    if ((jp = jump_plan (e, insn)) != NULL)
@@ -531,15 +532,15 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 		/* The increment's branch-likely does not reach: the
 		   branch stays, and gets a long form if it needs one.  */
 		jp->s.jump = jp->s.skip = false;
-		e->n_jumps--;
+		e->stats.n_jumps--;
 		changed = true;
 		continue;
 	      }
 	    if (!choose_long (e, insn, w, errmsg))
 	      return false;
-	    if (e->long_kind[w] != LONG_T9)
+	    if (e->layout.long_kind[w] != LONG_T9)
 	      changed = true;
-	    e->n_long_calls++;
+	    e->stats.n_long_calls++;
 	  }
       if (!changed)
 	return finish_got (e, errmsg);

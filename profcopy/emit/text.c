@@ -56,7 +56,7 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
 	 bool use_gp, bool call, bool save_ra)
 {
   const struct emitter *e = c->e;
-  uint32_t jump = call ? (r << 21) | (REG_RA << 11) | 0x09 : (r << 21) | 0x08;
+  uint32_t jump = call ? enc_jalr (REG_RA, r) : enc_jr (r);
 
   if (use_gp)
     put (c, itype (OP_LW, REG_GP, r,
@@ -72,7 +72,7 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
 	}
       here = c->pc + 8;
       split_hi_lo (emit_map (e, target) - here, &hi, &lo);
-      put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+      put (c, enc_bal (1));
       put (c, itype (OP_LUI, 0, r, hi));
       put (c, addu (r, r, REG_RA));
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
@@ -100,12 +100,12 @@ put_pad_jump (struct cursor *c, uint32_t target)
   put (c, itype (OP_SW, REG_SP, REG_AT, 0));
   put (c, itype (OP_SW, REG_SP, REG_RA, 4));
   here = c->pc + 8;
-  split_hi_lo (e->pad[emit_word_index (e, target)] - here, &hi, &lo);
-  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));
+  split_hi_lo (e->layout.pad[emit_word_index (e, target)] - here, &hi, &lo);
+  put (c, enc_bal (1));
   put (c, itype (OP_LUI, 0, REG_AT, hi));
   put (c, addu (REG_AT, REG_AT, REG_RA));
   put (c, itype (OP_ADDIU, REG_AT, REG_AT, (uint32_t) lo));
-  put (c, (REG_AT << 21) | 0x08);	/* jr at */
+  put (c, enc_jr (REG_AT));
   put (c, 0);
 }
 
@@ -125,10 +125,10 @@ static bool
 put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
 {
   const struct emitter *e = c->e;
-  unsigned kind = e->long_kind[w];
-  unsigned r = e->long_reg[w] & ~LONG_SAVE_RA;
-  bool save_ra = (e->long_reg[w] & LONG_SAVE_RA) != 0;
-  uint32_t k = e->long_slot[w];
+  unsigned kind = e->layout.long_kind[w];
+  unsigned r = e->layout.long_reg[w] & ~LONG_SAVE_RA;
+  bool save_ra = (e->layout.long_reg[w] & LONG_SAVE_RA) != 0;
+  uint32_t k = e->layout.long_slot[w];
   const struct insn *dslot = code_insn_at (&e->a->code, insn->addr + 4);
   bool use_gp = kind == LONG_CALL_GP || kind == LONG_JUMP_GP
 		|| kind == LONG_COND_GP;
@@ -192,7 +192,7 @@ put_insn (struct cursor *c, const struct insn *insn, char **errmsg)
 {
   long w = emit_word_index (c->e, insn->addr);
 
-  if (w > 0 && long_takes_slot (c->e->long_kind[w - 1]))
+  if (w > 0 && long_takes_slot (c->e->layout.long_kind[w - 1]))
     return true;
   return put_insn_body (c, insn, errmsg);
 }
@@ -295,7 +295,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
   uint32_t word = insn->word;
   bool hi;
 
-  if (w >= 0 && e->long_kind[w] != LONG_NONE)
+  if (w >= 0 && e->layout.long_kind[w] != LONG_NONE)
     return put_long (c, insn, w, errmsg);
   if (w >= 0 && e->gotref_slot[w] != 0)
     {
@@ -320,7 +320,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	}
       else if (emit_word_index (e, insn->target) >= 0)
 	{
-	  uint32_t t = e->retarget[w] != 0 ? e->retarget[w]
+	  uint32_t t = e->layout.retarget[w] != 0 ? e->layout.retarget[w]
 		       : emit_map (e, insn->target);
 	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
 	  if (off < -32768 || off > 32767)
@@ -416,6 +416,32 @@ put_got_value (struct cursor *c, unsigned reg, uint32_t k)
   put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
 }
 
+/* The start that the syscall hook's call and the jump note share: sp
+   goes down by 16 with ra kept at 12(sp) (and t9 at 8(sp) with
+   KEEP_T9), a bal whose delay slot keeps at below sp (at 4(sp) with
+   KEEP_T9, else at 8(sp)), then at = ra plus the high half of the
+   distance to the segment word at SLOT, and REG = that word: no valid
+   gp is needed.  7 words, 8 with KEEP_T9.  */
+
+static void
+put_slot_load (struct cursor *c, uint32_t slot, unsigned reg, bool keep_t9)
+{
+  uint32_t anchor = c->pc + (keep_t9 ? 20 : 16), hi;
+  int32_t lo;
+
+  split_hi_lo (slot - anchor, &hi, &lo);
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
+  if (keep_t9)
+    put (c, itype (OP_SW, REG_SP, REG_T9, 8));
+  put (c, enc_bal (1));				/* bal anchor */
+  put (c, itype (OP_SW, REG_SP, REG_AT, keep_t9 ? 4 : 8));
+  /* anchor: */
+  put (c, itype (OP_LUI, 0, REG_AT, hi));
+  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, itype (OP_LW, REG_AT, reg, (uint32_t) lo));
+}
+
 /* Write the call of the runtime's syscall hook that goes before a
    system call (mark_syscall_hooks): through the syscall_hook word of
    the segment header, which the runtime fills when it starts (0 until
@@ -427,23 +453,11 @@ put_got_value (struct cursor *c, unsigned reg, uint32_t k)
 static void
 put_syscall_hook (struct cursor *c)
 {
-  const struct emitter *e = c->e;
-  uint32_t anchor = c->pc + 20, hi;
-  int32_t lo;
-
-  split_hi_lo (e->syscall_hook_slot - anchor, &hi, &lo);
-  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
-  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
-  put (c, itype (OP_SW, REG_SP, REG_T9, 8));
-  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
-  put (c, itype (OP_SW, REG_SP, REG_AT, 4));
-  /* anchor: at = the slot's address; t9 = the hook.  */
-  put (c, itype (OP_LUI, 0, REG_AT, hi));
-  put (c, addu (REG_AT, REG_AT, REG_RA));
-  put (c, itype (OP_LW, REG_AT, REG_T9, (uint32_t) lo));
+  put_slot_load (c, c->e->seg.syscall_hook_slot, REG_T9, true);
+  /* at = the slot's address; t9 = the hook.  */
   put (c, itype (OP_BEQ, REG_T9, 0, 3));	/* beqz t9, over the call */
   put (c, itype (OP_LW, REG_SP, REG_AT, 4));
-  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, enc_jalr (REG_RA, REG_T9));
   put (c, 0);
   put (c, itype (OP_LW, REG_SP, REG_T9, 8));
   put (c, itype (OP_LW, REG_SP, REG_RA, 12));
@@ -462,19 +476,8 @@ put_syscall_hook (struct cursor *c)
 static void
 put_jump_note (struct cursor *c, uint32_t addr)
 {
-  const struct emitter *e = c->e;
-  uint32_t anchor = c->pc + 16, hi;
-  int32_t lo;
-
-  split_hi_lo (e->jump_note_slot - anchor, &hi, &lo);
-  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
-  put (c, itype (OP_SW, REG_SP, REG_RA, 12));
-  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
-  put (c, itype (OP_SW, REG_SP, REG_AT, 8));
-  /* anchor: at = the note's address.  */
-  put (c, itype (OP_LUI, 0, REG_AT, hi));
-  put (c, addu (REG_AT, REG_AT, REG_RA));
-  put (c, itype (OP_LW, REG_AT, REG_AT, (uint32_t) lo));
+  put_slot_load (c, c->e->seg.jump_note_slot, REG_AT, false);
+  /* at = the note's address.  */
   put (c, itype (OP_BEQ, REG_AT, 0, 5));	/* beqz at, over the note */
   put (c, 0);
   put (c, itype (OP_SW, REG_AT, REG_RA, 0));
@@ -658,7 +661,7 @@ slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
       || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL)
       || (insn->writes & R (REG_GP)) || e->in_llsc[w]
       || e->gotref_slot[w] != 0 || e->xlate[w].kind != 0xff
-      || e->probe[w] != 0 || (e->needs_pad[w] && !pad_ok)
+      || e->probe[w] != 0 || (e->layout.needs_pad[w] && !pad_ok)
       || insn_words (e, w, insn) != 1)
     return NULL;
   p = &e->plans[t - cfg->blocks];
@@ -704,7 +707,7 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
     {
       const struct insn *fill = slot_fill (e, ctl->target, false);
       size_t block = (size_t) (b - e->a->cfg.blocks);
-      uint32_t past = e->insn_new[emit_word_index (e, ctl->target)] + 4;
+      uint32_t past = e->layout.insn_new[emit_word_index (e, ctl->target)] + 4;
       if (fill == NULL && !e->single && p->taken_s.n_spill == 0)
 	{
 	  /* The increment leaves by a branch-likely to the target, with
@@ -753,7 +756,7 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	    return reach_error (errmsg, ctl, "the counter of a branch edge",
 				"its target");
 	}
-      if (c->pc != e->retarget[emit_word_index (e, ctl->addr)])
+      if (c->pc != e->layout.retarget[emit_word_index (e, ctl->addr)])
 	{
 	  *errmsg = strdup ("internal error: layout and emission disagree "
 			    "on a branch edge");
@@ -765,7 +768,7 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
       long w = emit_word_index (e, b->end);
       put_snippet (c, p->fall_counter, (size_t) (b - e->a->cfg.blocks),
 		   &p->fall_s, code_insn_at (&e->a->code, b->end),
-		   e->insn_new[w] + 4);
+		   e->layout.insn_new[w] + 4);
       if (c->failed)
 	return reach_error (errmsg, ctl, "the counter of a fall-through edge",
 			    "past its target");
@@ -788,50 +791,48 @@ static void
 put_probe_stub (struct cursor *c)
 {
   const struct emitter *e = c->e;
-  uint32_t start = c->pc;
-  uint32_t anchor = start + 4 * 26;
+  uint32_t anchor = c->pc + 4 * 26;
   uint32_t hi;
   int32_t lo;
   unsigned k;
   static const uint8_t saved[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 				   13, 14, 15, 24, 25, 28, 31 };
 
-  split_hi_lo (e->probe_slots - anchor, &hi, &lo);
+  split_hi_lo (e->seg.probe_slots - anchor, &hi, &lo);
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -112));
   for (k = 0; k < sizeof saved; k++)
     put (c, itype (OP_SW, REG_SP, saved[k], 16 + 4 * k));
-  put (c, (8 << 11) | 0x10);			/* mfhi t0 */
+  put (c, enc_mfhi (8));
   put (c, itype (OP_SW, REG_SP, 8, 92));
-  put (c, (8 << 11) | 0x12);			/* mflo t0 */
+  put (c, enc_mflo (8));
   put (c, itype (OP_SW, REG_SP, 8, 96));
-  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, 1));	/* bal anchor */
+  put (c, enc_bal (1));				/* bal anchor */
   put (c, 0);
   put (c, itype (OP_LUI, 0, 8, hi));			/* anchor: */
   put (c, addu (8, 8, REG_RA));
   put (c, itype (OP_LW, REG_SP, 9, 88));		/* t1: the word */
   put (c, itype (OP_LW, 9, 4, 0));
-  put (c, itype (0x0c, 4, 10, 1));			/* andi t2,a0,1 */
-  put (c, (10 << 16) | (10 << 11) | (2 << 6));		/* sll t2,t2,2 */
+  put (c, enc_andi (10, 4, 1));
+  put (c, enc_sll (10, 10, 2));
   put (c, addu (8, 8, 10));
   put (c, itype (OP_LW, 8, REG_T9, (uint32_t) lo));
   put (c, itype (OP_BEQ, REG_T9, 0, 6));		/* no routine yet */
   put (c, itype (OP_ADDIU, 0, 10, (uint32_t) -2));
-  put (c, (4 << 21) | (10 << 16) | (4 << 11) | 0x24);	/* and a0,a0,t2 */
+  put (c, enc_and (4, 4, 10));
   put (c, addu (4, 4, 9));
   put (c, itype (OP_LW, REG_SP, 5, 116));
-  put (c, (REG_T9 << 21) | (REG_RA << 11) | 0x09);	/* jalr t9 */
+  put (c, enc_jalr (REG_RA, REG_T9));
   put (c, 0);
   put (c, itype (OP_LW, REG_SP, 8, 92));
-  put (c, (8 << 21) | 0x11);				/* mthi t0 */
+  put (c, enc_mthi (8));
   put (c, itype (OP_LW, REG_SP, 8, 96));
-  put (c, (8 << 21) | 0x13);				/* mtlo t0 */
+  put (c, enc_mtlo (8));
   for (k = 0; k < sizeof saved; k++)
     put (c, itype (OP_LW, REG_SP, saved[k], 16 + 4 * k));
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 112));
   put (c, itype (OP_ADDIU, REG_RA, REG_RA, 4));
-  put (c, (REG_RA << 21) | 0x08);			/* jr ra */
+  put (c, enc_jr (REG_RA));
   put (c, 0);
-  (void) start;
 }
 
 /* The probe site of KIND (PROBE_ENTRY or PROBE_EXIT) at word W, in the
@@ -854,8 +855,8 @@ put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
     }
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
   put (c, itype (OP_SW, REG_SP, REG_RA, 4));
-  off = ((int64_t) e->probe_stub[w] - (int64_t) (c->pc + 4)) / 4;
-  put (c, itype (OP_REGIMM, 0, REGIMM_BGEZAL, (uint32_t) off));
+  off = ((int64_t) e->layout.probe_stub[w] - (int64_t) (c->pc + 4)) / 4;
+  put (c, enc_bal (off));
   put (c, 0);
   word_addr = c->pc;
   put (c, (func - word_addr) | (kind == PROBE_EXIT ? 1 : 0));
@@ -867,7 +868,7 @@ bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
-  struct cursor c = { e, out, e->text_addr, e->text_addr,
+  struct cursor c = { e, out, e->layout.text_addr, e->layout.text_addr,
 		      e->a->obj.big_endian, { 0, 0, e->folded }, NULL, 0, 0,
 		      false };
   bool ok = false;
@@ -878,7 +879,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       const struct count_plan *p = &e->plans[i];
       bool over;
 
-      if (e->needs_pad[emit_word_index (e, b->start)])
+      if (e->layout.needs_pad[emit_word_index (e, b->start)])
 	{
 	  put (&c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
 	  put (&c, 0);
@@ -886,7 +887,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
 	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 	}
-      if (c.pc != e->map[emit_word_index (e, b->start)])
+      if (c.pc != e->layout.map[emit_word_index (e, b->start)])
 	{
 	  if (asprintf (errmsg, "internal error: layout and emission "
 			"disagree at 0x%08x", b->start) < 0)
@@ -897,9 +898,9 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	{
 	  long ws = emit_word_index (e, b->start);
 	  put_probe_site (&c, ws, PROBE_ENTRY, b->start,
-			  e->probe_new_stub[ws]);
-	  e->n_probes++;
-	  e->n_probe_stubs += e->probe_new_stub[ws];
+			  e->layout.probe_new_stub[ws]);
+	  e->stats.n_probes++;
+	  e->stats.n_probe_stubs += e->layout.probe_new_stub[ws];
 	}
       if (p->iv && p->iv_stack)
 	{
@@ -940,9 +941,9 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	      bool reuse = (e->probe[w] & PROBE_ENTRY) != 0;
 	      put_probe_site (&c, w, PROBE_EXIT,
 			      a->cfg.funcs[b->func].entry,
-			      !reuse && e->probe_new_stub[w]);
-	      e->n_probes++;
-	      e->n_probe_stubs += !reuse && e->probe_new_stub[w];
+			      !reuse && e->layout.probe_new_stub[w]);
+	      e->stats.n_probes++;
+	      e->stats.n_probe_stubs += !reuse && e->layout.probe_new_stub[w];
 	    }
 	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
 	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
@@ -980,7 +981,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  goto done;
 	}
     }
-  if (c.pc != e->text_addr + e->text_size)
+  if (c.pc != e->layout.text_addr + e->layout.text_size)
     {
       *errmsg = strdup ("internal error: layout and emission disagree");
       goto done;
@@ -996,19 +997,19 @@ void
 emit_free (struct emitter *e)
 {
   free (e->counts);
-  free (e->map);
-  free (e->insn_new);
+  free (e->layout.map);
+  free (e->layout.insn_new);
   free (e->gotref_slot);
   free (e->gotref_form);
   free (e->gp_valid);
   free (e->t9_valid);
   free (e->gp_saved);
-  free (e->long_kind);
-  free (e->long_reg);
-  free (e->long_slot);
+  free (e->layout.long_kind);
+  free (e->layout.long_reg);
+  free (e->layout.long_slot);
   free (e->entered);
   free (e->in_llsc);
-  free (e->retarget);
+  free (e->layout.retarget);
   free (e->invert);
   free (e->edge_ok);
   free (e->xlate);
@@ -1016,14 +1017,14 @@ emit_free (struct emitter *e)
   free (e->window_slot);
   free (e->window_blocks);
   free (e->edge_owner);
-  free (e->pad);
-  free (e->needs_pad);
+  free (e->layout.pad);
+  free (e->layout.needs_pad);
   free (e->plans);
   free (e->returns);
   free (e->probe);
-  free (e->probe_stub);
-  free (e->probe_new_stub);
-  free (e->past_probe);
+  free (e->layout.probe_stub);
+  free (e->layout.probe_new_stub);
+  free (e->layout.past_probe);
   derive_free (&e->derive);
   free (e->got.new_values);
   free (e->got.target_of);

@@ -384,7 +384,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
   size_t n_dyn = 0;
   bool have_preds = false, ok = false;
 
-  e->n_gotref_nogp = e->n_gotref_unsafe = 0;
+  e->stats.n_gotref_nogp = e->stats.n_gotref_unsafe = 0;
   for (size_t s = 0; s < code->n_sections; s++)
     for (size_t i = 0; i < code->sections[s].n_insns; i++)
       {
@@ -419,7 +419,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 				     (size_t) (b - cfg->blocks), insn->addr,
 				     &budget))
 	  continue;
-	e->n_gotref_nogp++;
+	e->stats.n_gotref_nogp++;
 	form = 0;
 	if (insn->flags & INSN_F_SLOT)
 	  {
@@ -463,7 +463,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	  }
       unsafe:
 	/* Left as it was: right only if gp is valid after all.  */
-	e->n_gotref_unsafe++;
+	e->stats.n_gotref_unsafe++;
       }
   ok = true;
  out:
@@ -578,7 +578,7 @@ plan_translations (struct emitter *e, char **errmsg)
 		  *errmsg = NULL;
 		goto out;
 	      }
-	    e->n_xlate_skipped++;
+	    e->stats.n_xlate_skipped++;
 	    continue;
 	  }
 	sn->kind = COUNT_GP;
@@ -587,7 +587,7 @@ plan_translations (struct emitter *e, char **errmsg)
 				       insn->addr),
 		     2, 0, R (insn->rs) | R (REG_RA));
 	sn->guard = guard;
-	e->n_xlate++;
+	e->stats.n_xlate++;
 	e->n_xlate_guarded += guard;
       }
  out:

@@ -528,7 +528,7 @@ hoistable (const struct emitter *e, const struct block *b,
     return false;
   w = emit_word_index (e, p->at);
   return w >= 0 && p->at < b->end && e->xlate[w].kind == 0xff
-	 && e->long_kind[w] == LONG_NONE
+	 && e->layout.long_kind[w] == LONG_NONE
 	 && slot_fits (e, b, p->at, &p->s, again);
 }
 
@@ -588,17 +588,17 @@ plan_window (struct emitter *e, const struct block *b, struct count_plan *p)
    window is sized; emit_window_fit mends the rare excess.  */
 #define WINDOW_GOT_MARGIN 1024
 
-/* Order of blocks by derive weight, heaviest first, then by index.  */
-
-static const uint32_t *window_weight;
+/* Order of blocks by derive weight (the array WEIGHT), heaviest first,
+   then by index; for qsort_r.  */
 
 static int
-compare_by_weight (const void *pa, const void *pb)
+compare_by_weight (const void *pa, const void *pb, void *weight)
 {
+  const uint32_t *w = weight;
   uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
 
-  if (window_weight[a] != window_weight[b])
-    return window_weight[a] > window_weight[b] ? -1 : 1;
+  if (w[a] != w[b])
+    return w[a] > w[b] ? -1 : 1;
   return a < b ? -1 : a > b;
 }
 
@@ -670,8 +670,7 @@ assign_window (struct emitter *e)
       if (s->kind == COUNT_GP && s->n_spill == 0)
 	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
     }
-  window_weight = e->derive.weight;
-  qsort (cand, n_cand, sizeof *cand, compare_by_weight);
+  qsort_r (cand, n_cand, sizeof *cand, compare_by_weight, e->derive.weight);
   for (size_t k = 0; k < n_cand && n_win < cap; k++)
     if (cand[k] >= cfg->n_blocks)
       {
@@ -821,8 +820,8 @@ emit_window_fit (struct emitter *e, char **errmsg)
 	  return false;
 	}
       memcpy (order, e->window_blocks, e->n_window * sizeof *order);
-      window_weight = e->derive.weight;
-      qsort (order, e->n_window, sizeof *order, compare_by_weight);
+      qsort_r (order, e->n_window, sizeof *order, compare_by_weight,
+	       e->derive.weight);
       drop = e->n_window - cap + cap / 16;
       for (size_t k = e->n_window - drop; k < e->n_window; k++)
 	{
@@ -845,7 +844,7 @@ emit_window_fit (struct emitter *e, char **errmsg)
       count_plans (e);
       free (g->new_values);
       g->new_values = NULL;
-      if (!emit_layout (e, e->text_addr, errmsg))
+      if (!emit_layout (e, e->layout.text_addr, errmsg))
 	return false;
     }
 }

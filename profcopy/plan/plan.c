@@ -89,7 +89,6 @@ mark_syscall_hooks (struct emitter *e)
 	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
 	    continue;
 	  e->hooks[w] |= HOOK_SYSCALL;
-	  e->n_sys_hooks++;
 	  if (nr == SYS_EXIT_GROUP)
 	    e->exit_hooked = true;
 	}
@@ -115,10 +114,7 @@ mark_jump_notes (struct emitter *e)
 	if ((insn->kind == INSN_IJUMP || insn->kind == INSN_ICALL
 	     || insn->kind == INSN_RETURN)
 	    && !(insn->flags & INSN_F_SLOT) && !e->in_llsc[w])
-	  {
-	    e->hooks[w] |= HOOK_JUMP_NOTE;
-	    e->n_jump_notes++;
-	  }
+	  e->hooks[w] |= HOOK_JUMP_NOTE;
       }
 }
 
@@ -274,8 +270,8 @@ leaves_by_jump (const struct emitter *e, const struct block *b,
   w = emit_word_index (e, ctl->addr);
   ws = emit_word_index (e, slot->addr);
   return (w >= 0 && ws >= 0 && emit_word_index (e, ctl->target) >= 0
-	  && e->long_kind[w] == LONG_NONE && e->probe[w] == 0
-	  && e->probe[ws] == 0 && !e->needs_pad[w] && !e->needs_pad[ws]
+	  && e->layout.long_kind[w] == LONG_NONE && e->probe[w] == 0
+	  && e->probe[ws] == 0 && !e->layout.needs_pad[w] && !e->layout.needs_pad[ws]
 	  && e->xlate[w].kind == 0xff && e->xlate[ws].kind == 0xff
 	  && e->gotref_slot[ws] == 0 && !e->in_llsc[ws]
 	  && insn_words (e, ws, slot) == 1);
@@ -289,15 +285,16 @@ void
 count_plans (struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
+  struct rewrite_stats *s = &e->stats;
 
-  e->n_derived = e->n_edge = e->n_count_window = e->n_count_gp = 0;
-  e->n_count_pc = e->n_count_t9 = e->n_count_abs = e->n_spilled = 0;
-  e->n_hoisted = e->n_skipped = e->n_count_saved_gp = e->n_jumps = 0;
-  e->n_loops = 0;
-  e->n_edge_counters = e->derive.n_edges;
-  e->n_edge_window = 0;
+  s->n_derived = s->n_edge = s->n_count_window = s->n_count_gp = 0;
+  s->n_count_pc = s->n_count_t9 = s->n_count_abs = s->n_spilled = 0;
+  s->n_hoisted = s->n_skipped = s->n_count_saved_gp = s->n_jumps = 0;
+  s->n_loops = 0;
+  s->n_edge_counters = e->derive.n_edges;
+  s->n_edge_window = 0;
   for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
-    e->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
+    s->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plans[i];
@@ -308,29 +305,29 @@ count_plans (struct emitter *e)
 		       && slot_fill (e, cfg->blocks[i].end, true) != NULL;
       if (p->derived)
 	{
-	  e->n_derived++;
+	  s->n_derived++;
 	  continue;
 	}
       if (p->iv)
 	{
-	  e->n_loops++;
-	  e->n_loops_stack += p->iv_stack;
+	  s->n_loops++;
+	  s->n_loops_stack += p->iv_stack;
 	  continue;
 	}
-      e->n_edge += p->edge;
-      e->n_count_window += p->s.kind == COUNT_WINDOW;
+      s->n_edge += p->edge;
+      s->n_count_window += p->s.kind == COUNT_WINDOW;
       if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
-	e->n_count_gp++;
+	s->n_count_gp++;
       else if (p->s.kind == COUNT_SAVED_GP)
-	e->n_count_saved_gp++;
+	s->n_count_saved_gp++;
       else if (p->s.kind == COUNT_PC)
-	e->n_count_pc++;
+	s->n_count_pc++;
       else if (p->s.kind == COUNT_T9)
-	e->n_count_t9++;
+	s->n_count_t9++;
       else
-	e->n_count_abs++;
+	s->n_count_abs++;
       if (p->s.n_spill > 0)
-	e->n_spilled++;
+	s->n_spilled++;
       /* A single-thread increment has no delay slot to fill: its store
 	 is in the carry test's.  */
       p->s.hoist = !e->single && hoistable (e, &cfg->blocks[i], p, true);
@@ -338,9 +335,9 @@ count_plans (struct emitter *e)
 		  && hoistable (e, &cfg->blocks[i], p, false);
       p->s.jump = leaves_by_jump (e, &cfg->blocks[i], p);
       p->s.skip |= p->s.jump && !e->single;
-      e->n_jumps += p->s.jump;
-      e->n_hoisted += p->s.hoist;
-      e->n_skipped += p->s.skip && !p->s.jump;
+      s->n_jumps += p->s.jump;
+      s->n_hoisted += p->s.hoist;
+      s->n_skipped += p->s.skip && !p->s.jump;
     }
 }
 
@@ -685,32 +682,32 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     }
   if (e->old_start > e->old_end)
     e->old_start = e->old_end = 0;
-  e->map = calloc (total + 1, sizeof *e->map);
-  e->insn_new = calloc (total + 1, sizeof *e->insn_new);
+  e->layout.map = calloc (total + 1, sizeof *e->layout.map);
+  e->layout.insn_new = calloc (total + 1, sizeof *e->layout.insn_new);
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
   e->gotref_form = calloc (total + 1, 1);
   e->gp_valid = calloc (total + 1, 1);
   e->t9_valid = calloc (total + 1, 1);
   e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
-  e->long_kind = calloc (total + 1, 1);
-  e->long_reg = calloc (total + 1, 1);
-  e->long_slot = calloc (total + 1, sizeof *e->long_slot);
+  e->layout.long_kind = calloc (total + 1, 1);
+  e->layout.long_reg = calloc (total + 1, 1);
+  e->layout.long_slot = calloc (total + 1, sizeof *e->layout.long_slot);
   e->entered = calloc (total + 1, 1);
   e->in_llsc = calloc (total + 1, 1);
-  e->retarget = calloc (total + 1, sizeof *e->retarget);
+  e->layout.retarget = calloc (total + 1, sizeof *e->layout.retarget);
   e->invert = calloc (total + 1, 1);
   e->xlate = calloc (total + 1, sizeof *e->xlate);
-  e->pad = calloc (total + 1, sizeof *e->pad);
-  e->needs_pad = calloc (total + 1, 1);
+  e->layout.pad = calloc (total + 1, sizeof *e->layout.pad);
+  e->layout.needs_pad = calloc (total + 1, 1);
   e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
-  if (e->map == NULL || e->insn_new == NULL || e->gotref_slot == NULL
-      || e->gotref_form == NULL
+  if (e->layout.map == NULL || e->layout.insn_new == NULL
+      || e->gotref_slot == NULL || e->gotref_form == NULL
       || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL
-      || e->long_kind == NULL
-      || e->long_reg == NULL || e->long_slot == NULL || e->entered == NULL
-      || e->in_llsc == NULL || e->retarget == NULL || e->invert == NULL
+      || e->layout.long_kind == NULL || e->layout.long_reg == NULL
+      || e->layout.long_slot == NULL || e->entered == NULL
+      || e->in_llsc == NULL || e->layout.retarget == NULL || e->invert == NULL
       || e->xlate == NULL
-      || e->pad == NULL || e->needs_pad == NULL)
+      || e->layout.pad == NULL || e->layout.needs_pad == NULL)
     goto nomem;
   e->calls = calls;
   e->probe = calloc (total + 1, 1);
@@ -720,13 +717,14 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   /* The probe sites' tables: only --calls has any.  */
   if (calls)
     {
-      e->probe_stub = calloc (total + 1, sizeof *e->probe_stub);
-      e->probe_new_stub = calloc (total + 1, 1);
-      e->past_probe = calloc (total + 1, sizeof *e->past_probe);
+      e->layout.probe_stub = calloc (total + 1, sizeof *e->layout.probe_stub);
+      e->layout.probe_new_stub = calloc (total + 1, 1);
+      e->layout.past_probe = calloc (total + 1, sizeof *e->layout.past_probe);
     }
   if (e->probe == NULL
-      || (calls && (e->probe_stub == NULL || e->probe_new_stub == NULL
-		    || e->past_probe == NULL)))
+      || (calls && (e->layout.probe_stub == NULL
+		    || e->layout.probe_new_stub == NULL
+		    || e->layout.past_probe == NULL)))
     goto nomem;
   if (calls && !mark_probes (e))
     goto nomem;
@@ -756,7 +754,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   est.taken = all_blocks ? NULL
 	      : malloc ((a->cfg.n_blocks + 1) * sizeof *est.taken);
   if (!all_blocks && n_used > 0)
-    e->counts = profile_block_counts (a, used, n_used, &e->n_profiled);
+    e->counts = profile_block_counts (a, used, n_used, &e->stats.n_profiled);
   if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
       || (!all_blocks && n_used > 0 && e->counts == NULL))
     {

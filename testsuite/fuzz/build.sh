@@ -10,7 +10,7 @@
 # BUILDDIR is a configured build tree (default: the top of this source
 # tree); the targets go into OUT (default: BUILDDIR/testsuite/fuzz/out,
 # or .../out-afl), as OUT/fuzz-object, fuzz-decode, fuzz-relocs,
-# fuzz-rewrite, fuzz-profile and fuzz-trace.  They are built with clang
+# fuzz-rewrite, fuzz-profile, fuzz-trace and fuzz-debug.  They are built with clang
 # and libFuzzer (-fsanitize=fuzzer,address,undefined); with --afl, with
 # AFL++'s afl-clang-fast and its libFuzzer-compatible driver instead, to
 # be run by afl-fuzz.  CC overrides the compiler.  The build is

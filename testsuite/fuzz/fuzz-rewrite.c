@@ -45,7 +45,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   opts.single_update = bits & 8;
   opts.folded = !(bits & 16);
   opts.runtime_soname = "libprofcopy.so";
-  opts.origin_rpath = true;
   if (!rewrite_object (in, out, &opts, &err))
     {
       /* Every refusal says why, and writes nothing.  */

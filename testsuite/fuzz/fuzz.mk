@@ -16,29 +16,35 @@
 #   BFD_LIBS  the BFD and libopcodes libraries configure found
 #   IBERTY_LIBS  libiberty, for the demangler, when configure found it
 
-TARGETS = object decode relocs rewrite profile trace
+TARGETS = object decode relocs rewrite profile trace debug
 
 LIB_SOURCES = \
 	bfd-plugin/object.c bfd-plugin/object-bfd.c bfd-plugin/file-image.c \
-	bfd-plugin/errmsg.c bfd-plugin/profile-read.c bfd-plugin/dynamic.c \
+	bfd-plugin/profile-read.c bfd-plugin/dynamic.c \
 	bfd-plugin/symbols.c bfd-plugin/ehframe.c bfd-plugin/ehframe-write.c \
 	bfd-plugin/libsearch.c bfd-plugin/elf-write.c bfd-plugin/crc32.c \
 	opcodes-glue/decode.c opcodes-glue/fields.c opcodes-glue/cfg.c \
 	opcodes-glue/liveness.c opcodes-glue/regnames.c \
-	profcopy/reloc-table.c profcopy/got-ref.c profcopy/regflow.c \
-	profcopy/analysis.c profcopy/dump.c profcopy/derive.c \
-	profcopy/estimate.c profcopy/returns.c profcopy/scope.c \
+	common/array.c common/errmsg.c common/version.c \
+	profcopy/analyse/reloc-table.c profcopy/analyse/got-ref.c \
+	profcopy/analyse/jump-tables.c \
+	profcopy/analyse/regflow.c profcopy/analyse/analysis.c \
+	profcopy/dump.c profcopy/plan/derive.c profcopy/plan/estimate.c \
+	profcopy/analyse/returns.c profcopy/analyse/scope.c \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
 	profcopy/analyse/regstate.c profcopy/plan/placement.c \
 	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
-	profcopy/emit/increments.c profcopy/emit/text.c profcopy/rewrite.c \
+	profcopy/emit/increments.c profcopy/emit/text.c \
+	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
 	report/report.c report/calls.c report/calls-print.c \
 	report/trace-read.c report/trace-report.c report/trace-output.c \
 	report/copy-map.c \
 	testsuite/fuzz/fuzz-file.c
 
 CPPFLAGS = -I$(BUILDDIR) -I$(SRCDIR)/bfd-plugin -I$(SRCDIR)/opcodes-glue \
-	-I$(SRCDIR)/profcopy -I$(SRCDIR)/report -I$(SRCDIR)/runtime \
+	-I$(SRCDIR)/profcopy -I$(SRCDIR)/profcopy/analyse \
+	-I$(SRCDIR)/profcopy/plan -I$(SRCDIR)/report -I$(SRCDIR)/include \
+	-I$(SRCDIR)/common \
 	-I$(SRCDIR)/testsuite/fuzz
 CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 	-fsanitize=$(SANITIZE) -fno-sanitize-recover=all

@@ -8,8 +8,9 @@
 # Usage: seeds.sh OUT
 #
 # Writes OUT/elf (objects: for fuzz-object, fuzz-relocs and
-# fuzz-rewrite), OUT/code (raw code: fuzz-decode), OUT/profile and
-# OUT/trace, from the fixtures of testsuite/fixtures compiled with the
+# fuzz-rewrite), OUT/code (raw code: fuzz-decode), OUT/debug (separate
+# debug files and the objects that name them: fuzz-debug), OUT/profile
+# and OUT/trace, from the fixtures of testsuite/fixtures compiled with the
 # MIPS cross compilers, small libraries of the sysroots, and profiles
 # and traces of fixtures run under QEMU.  Nothing is committed: the
 # seeds are made where the tests run.  The tools come from the
@@ -28,7 +29,8 @@ set -u
 
 out=${1:?usage: seeds.sh OUT}
 fixtures=$(cd "$(dirname "$0")/../fixtures" && pwd)
-mkdir -p "$out/elf" "$out/code" "$out/profile" "$out/trace" || exit 1
+mkdir -p "$out/elf" "$out/code" "$out/debug" "$out/profile" "$out/trace" \
+  || exit 1
 log=$out/seeds.log
 : >"$log"
 
@@ -121,6 +123,20 @@ for e in be le; do
     [ -f "$sysroot/lib/$lib" ] && cp -L "$sysroot/lib/$lib" $d/$e-$lib
   done
   for f in $d/$e-*; do
+    keep_small "$f"
+  done
+
+  # Separate debug files (fuzz-debug): a program built with -g, its
+  # debug file (objcopy --only-keep-debug) and the stripped program
+  # that names it by .gnu_debuglink.
+  g=$out/debug
+  if run "$cc" -g -O2 -fPIE -pie -Wl,--build-id -o $g/$e-names \
+       "$fixtures/names-static.c"; then
+    run "$objcopy" --only-keep-debug $g/$e-names $g/$e-names.debug
+    run "$objcopy" --strip-debug --strip-unneeded \
+      --add-gnu-debuglink=$g/$e-names.debug $g/$e-names $g/$e-names.stripped
+  fi
+  for f in $g/$e-*; do
     keep_small "$f"
   done
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "mips-ops.h"
 #include "regflow.h"
 
@@ -223,15 +224,9 @@ section_last (const struct regflow *rf, uint32_t addr, const struct insn *insn)
 static bool
 push (struct regflow *rf, uint32_t addr)
 {
-  if (rf->n_work == rf->alloc_work)
-    {
-      size_t n = rf->alloc_work ? 2 * rf->alloc_work : 64;
-      uint32_t *w = realloc (rf->worklist, n * sizeof *w);
-      if (w == NULL)
-	return false;
-      rf->worklist = w;
-      rf->alloc_work = n;
-    }
+  if (!array_room (&rf->worklist, &rf->alloc_work, rf->n_work,
+		   sizeof *rf->worklist, 64))
+    return false;
   rf->worklist[rf->n_work++] = addr;
   return true;
 }
@@ -239,15 +234,9 @@ push (struct regflow *rf, uint32_t addr)
 static bool
 add_use (struct regflow *rf, const struct insn *insn)
 {
-  if (rf->n_uses == rf->alloc_uses)
-    {
-      size_t n = rf->alloc_uses ? 2 * rf->alloc_uses : 16;
-      const struct insn **u = realloc (rf->uses, n * sizeof *u);
-      if (u == NULL)
-	return false;
-      rf->uses = u;
-      rf->alloc_uses = n;
-    }
+  if (!array_room (&rf->uses, &rf->alloc_uses, rf->n_uses,
+		   sizeof *rf->uses, 16))
+    return false;
   rf->uses[rf->n_uses++] = insn;
   return true;
 }

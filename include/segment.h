@@ -98,7 +98,7 @@ struct pc_jump_note
 #define PC_SEGMENT_F_POISONED	0x10
 
 /* How the counts of the blocks without a counter follow from the
-   others (profcopy/derive.c explains why this is exact).  Vertex 2i is
+   others (profcopy/plan/derive.c explains why this is exact).  Vertex 2i is
    the entry of block i, 2i+1 its exit.  With ACC[v] zero for every
    vertex, a counted block i (RULE[i] == 0) with count C adds C to
    ACC[2i] and subtracts it from ACC[2i+1], and a counted edge k, from

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "object.h"
 #include "scope.h"
 
@@ -64,17 +65,11 @@ scope_build (struct symbol_scope *scope, const char *const *paths,
 	      || (sym->bind != STB_GLOBAL && sym->bind != STB_WEAK)
 	      || sym->name == NULL || sym->name[0] == '\0')
 	    continue;
-	  if (n == max)
+	  if (!array_room (&scope->names, &max, n, sizeof *scope->names,
+			   4096))
 	    {
-	      size_t m = max ? 2 * max : 4096;
-	      struct scope_name *p = realloc (scope->names, m * sizeof *p);
-	      if (p == NULL)
-		{
-		  object_close (&obj);
-		  goto nomem;
-		}
-	      scope->names = p;
-	      max = m;
+	      object_close (&obj);
+	      goto nomem;
 	    }
 	  scope->names[n].object = (uint32_t) k;
 	  scope->names[n].name = strdup (sym->name);

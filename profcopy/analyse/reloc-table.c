@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "object.h"
 #include "insn.h"
 #include "reloc-table.h"
@@ -46,15 +47,9 @@ reloc_type_name (enum reloc_type type)
 bool
 reloc_table_add (struct reloc_table *table, const struct reloc_entry *entry)
 {
-  if (table->n_entries == table->alloc)
-    {
-      size_t n = table->alloc ? 2 * table->alloc : 1024;
-      struct reloc_entry *e = realloc (table->entries, n * sizeof *e);
-      if (e == NULL)
-	return false;
-      table->entries = e;
-      table->alloc = n;
-    }
+  if (!array_room (&table->entries, &table->alloc, table->n_entries,
+		   sizeof *table->entries, 1024))
+    return false;
   table->entries[table->n_entries++] = *entry;
   table->n_by_type[entry->type]++;
   return true;
@@ -66,15 +61,9 @@ reloc_table_add (struct reloc_table *table, const struct reloc_entry *entry)
 bool
 reloc_table_add_value (struct reloc_table *table, uint32_t addr)
 {
-  if (table->n_values == table->alloc_values)
-    {
-      size_t n = table->alloc_values ? 2 * table->alloc_values : 256;
-      uint32_t *v = realloc (table->values, n * sizeof *v);
-      if (v == NULL)
-	return false;
-      table->values = v;
-      table->alloc_values = n;
-    }
+  if (!array_room (&table->values, &table->alloc_values, table->n_values,
+		   sizeof *table->values, 256))
+    return false;
   table->values[table->n_values++] = addr;
   return true;
 }
@@ -179,13 +168,6 @@ find_data (const struct mips_object *obj, struct reloc_table *table)
   return true;
 }
 
-static int
-compare_u32 (const void *pa, const void *pb)
-{
-  uint32_t a = *(const uint32_t *) pa, b = *(const uint32_t *) pb;
-  return a < b ? -1 : a > b;
-}
-
 /* True if C can be a character of a string's text.  */
 
 static bool
@@ -268,7 +250,7 @@ find_data_scan (const struct mips_object *obj, struct reloc_table *table)
   if (obj->e_type != ET_EXEC)
     return true;
   if (n > 0)
-    qsort (table->values, n, sizeof *table->values, compare_u32);
+    qsort (table->values, n, sizeof *table->values, array_compare_u32);
   for (size_t s = 0; s < obj->n_sections; s++)
     {
       const struct object_section *sec = &obj->sections[s];
@@ -284,7 +266,7 @@ find_data_scan (const struct mips_object *obj, struct reloc_table *table)
 	      || !object_is_code (obj, word)
 	      || (!array && (n == 0
 			     || bsearch (&word, values, n, sizeof *values,
-					 compare_u32) == NULL
+					 array_compare_u32) == NULL
 			     || string_text (obj, sec, a))))
 	    continue;
 	  e.type = RELOC_DATA;

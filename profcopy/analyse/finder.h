@@ -1,0 +1,112 @@
+/* finder.h -- what got-ref.c and jump-tables.c share: the state of
+   the walk that finds code addresses computed by code.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.  */
+
+#ifndef PROFCOPY_FINDER_H
+#define PROFCOPY_FINDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "insn.h"
+#include "object.h"
+#include "regflow.h"
+#include "reloc-finders.h"
+
+/* How far a proof of a table's bound walks back from the addu that
+   indexes the table: instructions on one path, and paths.  */
+#define BOUND_STEPS	96
+#define BOUND_PATHS	32
+
+/* How many stack slots and register copies an entry loaded from a
+   table may pass through before its jump.  */
+#define ENTRY_HOPS	6
+
+enum table_kind
+{
+  TABLE_ABS,			/* The entries are addresses.  */
+  TABLE_GPREL,			/* Offsets from gp (.gpword).  */
+  TABLE_LABEL			/* Offsets from a code label (GCC's computed
+				   goto in PIC code: &&l - &&base).  */
+};
+
+struct jump_table
+{
+  uint32_t base;		/* Address of the first entry.  */
+  uint32_t jr;			/* The jump that uses it.  */
+  enum table_kind kind;
+  uint32_t add;			/* TABLE_LABEL: the addu of the label;
+				   TABLE_GPREL: the addu of gp.  */
+  unsigned label_reg;		/* TABLE_LABEL: the register with the label.  */
+  uint32_t label;		/* TABLE_LABEL: the label, once found.  */
+  uint32_t index_add;		/* The addu of the table and the index.  */
+  unsigned index_reg;		/* The index register there (4 x the
+				   entry's number).  */
+};
+
+/* Where an entry loaded from a table goes: the table, the addu that
+   indexed it, and what was added to the entry so far.  */
+struct entry_path
+{
+  uint32_t base;
+  enum table_kind kind;
+  uint32_t add;
+  unsigned label_reg;
+  uint32_t index_add;
+  unsigned index_reg;
+};
+
+/* A constant stored to the stack, to be followed from its reloads.  */
+struct spill
+{
+  uint32_t store;		/* The sw.  */
+  uint32_t value;		/* The constant stored.  */
+  uint32_t slot_addr;		/* GOT slot it came from, or 0 for a lui.  */
+  uint32_t origin;		/* The instruction that loaded it first.  */
+};
+
+struct finder
+{
+  const struct mips_object *obj;
+  const struct code *code;
+  struct reloc_table *table;
+  struct regflow *rf;
+  struct jump_table *tables;
+  size_t n_tables, alloc_tables;
+  unsigned char *slot_done;	/* Local GOT slots already entered.  */
+  struct spill *spills;
+  size_t n_spills, alloc_spills;
+  uint32_t *funcs;		/* Sorted function entries known so far.  */
+  size_t n_funcs;
+  /* For proving table bounds: the direct branches and jumps as (target,
+     source) pairs sorted by target, and the sorted addresses that
+     control may reach other than by those and by falling in (function
+     entries, code addresses the table holds, switch cases).  Built on
+     first use.  */
+  uint32_t (*branch_in)[2];
+  size_t n_branch_in;
+  uint32_t *entered;
+  size_t n_entered;
+  bool proof_ready;
+  /* The (instruction, register, table) walks follow_entry made, so that
+     copies and spills that go round in circles end: an open-addressed
+     set of N_SEEN keys (a power of two), USED_SEEN of them taken.  */
+  uint64_t *seen;
+  size_t n_seen, used_seen;
+};
+
+/* got-ref.c.  */
+unsigned copy_source (const struct insn *insn);
+const struct insn **readers (struct finder *f, const struct insn *def,
+			     unsigned reg, size_t *n, bool *ok);
+void function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
+		      uint32_t *hi);
+
+/* jump-tables.c.  */
+bool emit_tables (struct finder *f);
+
+#endif /* PROFCOPY_FINDER_H */

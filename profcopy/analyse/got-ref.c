@@ -1,0 +1,622 @@
+/* got-ref.c -- text addresses computed by code: GOT references, switch
+   jump tables and non-PIC lui/addiu pairs.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Position-independent MIPS code reaches a local text address in two
+   steps: `lw x,%got(sym)(gp)` loads the 64 KiB page of sym from a local
+   GOT entry, and `addiu y,x,%lo(sym)` adds the rest.  The seed patent
+   looks for `lw; nop; addiu`, the MIPS I schedule; gcc today moves the
+   addiu anywhere later, into another block or a delay slot, so this
+   file follows x through the code (regflow.c) and takes every addiu
+   that reads it.
+
+   The same walk finds switch tables.  gcc emits, in PIC code,
+     lw    b,%got(.L4)(gp)      the table's page         (a constant)
+     [addiu b,b,%lo(.L4)]       the table                (a constant)
+     addu  p,b,index            an element address       (indexed)
+     lw    w,%lo(.L4)(p) / 0(p) the element              (entry)
+     addu  t,w,gp               a .gpword entry is relative to gp
+     jr    t
+   and in fixed-address code `lui b,%hi(.L4)` for the first step and
+   absolute words without the gp addition.  Each step is a walk from
+   the instruction of the step before.  The tables found go to
+   jump-tables.c, which proves their bounds and enters their words.  */
+
+#include <config.h>
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "object.h"
+#include "insn.h"
+#include "mips-ops.h"
+#include "regflow.h"
+#include "reloc-finders.h"
+#include "finder.h"
+
+static bool
+is_addu (const struct insn *insn)
+{
+  return insn->op == 0 && (insn->word & 0x3f) == FUNCT_ADDU;
+}
+
+/* If INSN copies a register to another (`move`: addu or or with zero),
+   return the source register, else 0.  */
+
+unsigned
+copy_source (const struct insn *insn)
+{
+  unsigned funct = insn->word & 0x3f;
+
+  if (insn->op != 0 || (funct != FUNCT_ADDU && funct != FUNCT_OR)
+      || insn->rd == REG_ZERO || (insn->word >> 6 & 0x1f) != 0)
+    return 0;
+  if (insn->rt == REG_ZERO)
+    return insn->rs;
+  if (insn->rs == REG_ZERO)
+    return insn->rt;
+  return 0;
+}
+
+/* Run a walk of REG from DEF and return a malloc'd copy of the readers
+   (the walker's own list is reused by nested walks), or NULL with *N
+   zero on failure or when there are none.  */
+
+const struct insn **
+readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
+	 bool *ok)
+{
+  const struct insn **copy;
+
+  *n = 0;
+  if (!regflow_follow (f->rf, def, reg))
+    {
+      *ok = false;
+      return NULL;
+    }
+  if (f->rf->n_uses == 0)
+    return NULL;
+  copy = malloc (f->rf->n_uses * sizeof *copy);
+  if (copy == NULL)
+    {
+      *ok = false;
+      return NULL;
+    }
+  memcpy (copy, f->rf->uses, f->rf->n_uses * sizeof *copy);
+  *n = f->rf->n_uses;
+  return copy;
+}
+
+static bool
+add_table (struct finder *f, const struct entry_path *ep, uint32_t jr)
+{
+  for (size_t i = 0; i < f->n_tables; i++)
+    if (f->tables[i].base == ep->base && f->tables[i].jr == jr)
+      return true;
+  if (!array_room (&f->tables, &f->alloc_tables, f->n_tables,
+		   sizeof *f->tables, 64))
+    return false;
+  f->tables[f->n_tables].base = ep->base;
+  f->tables[f->n_tables].jr = jr;
+  f->tables[f->n_tables].kind = ep->kind;
+  f->tables[f->n_tables].add = ep->add;
+  f->tables[f->n_tables].label_reg = ep->label_reg;
+  f->tables[f->n_tables].label = 0;
+  f->tables[f->n_tables].index_add = ep->index_add;
+  f->tables[f->n_tables].index_reg = ep->index_reg;
+  f->n_tables++;
+  return true;
+}
+
+/* Add the walk of REG from DEF along EP to F's set; false if it was
+   there already or memory ran out (*OK false then).  */
+
+static bool
+entry_walk_new (struct finder *f, const struct insn *def, unsigned reg,
+		const struct entry_path *ep, bool *ok)
+{
+  uint64_t key = ((uint64_t) def->addr << 32 | ep->base) ^ ((uint64_t) reg << 2)
+		 ^ ((uint64_t) ep->kind << 8) ^ ((uint64_t) ep->add << 12);
+  size_t mask, i;
+
+  key = key * 0x9e3779b97f4a7c15ull + 1;
+  if (key == 0)
+    key = 1;
+  if (2 * (f->used_seen + 1) > f->n_seen)
+    {
+      size_t n = f->n_seen ? 2 * f->n_seen : 1024;
+      uint64_t *t = calloc (n, sizeof *t);
+      if (t == NULL)
+	{
+	  *ok = false;
+	  return false;
+	}
+      for (size_t k = 0; k < f->n_seen; k++)
+	if (f->seen[k] != 0)
+	  {
+	    for (i = (size_t) (f->seen[k] >> 20) & (n - 1); t[i] != 0;
+		 i = (i + 1) & (n - 1))
+	      continue;
+	    t[i] = f->seen[k];
+	  }
+      free (f->seen);
+      f->seen = t;
+      f->n_seen = n;
+    }
+  mask = f->n_seen - 1;
+  for (i = (size_t) (key >> 20) & mask; f->seen[i] != 0; i = (i + 1) & mask)
+    if (f->seen[i] == key)
+      return false;
+  f->seen[i] = key;
+  f->used_seen++;
+  return true;
+}
+
+/* REG, set by DEF, holds a table element loaded along EP, as an address
+   (TABLE_ABS) or with gp or a label added.  A jr of it makes EP's base
+   a table.  The element may be copied to another register or go
+   through a stack slot (HOPS more times at most) on its way.  */
+
+static bool
+follow_entry (struct finder *f, const struct insn *def, unsigned reg,
+	      const struct entry_path *ep, int hops)
+{
+  bool ok = true;
+  size_t n;
+  const struct insn **use;
+
+  if (!entry_walk_new (f, def, reg, ep, &ok))
+    return ok;
+  use = readers (f, def, reg, &n, &ok);
+  for (size_t i = 0; ok && i < n; i++)
+    {
+      const struct insn *u = use[i];
+      if (u->kind == INSN_IJUMP && u->rs == reg)
+	ok = add_table (f, ep, u->addr);
+      else if (hops > 0 && copy_source (u) == reg && u->rd != reg)
+	ok = follow_entry (f, u, u->rd, ep, hops - 1);
+      else if (ep->kind == TABLE_ABS && is_addu (u) && u->rd != REG_ZERO
+	       && (u->rs == reg || u->rt == reg) && u->rs != u->rt)
+	{
+	  unsigned other = u->rs == reg ? u->rt : u->rs;
+	  struct entry_path next = *ep;
+	  if (other == REG_ZERO)
+	    continue;
+	  next.add = u->addr;
+	  if (other == REG_GP)
+	    next.kind = TABLE_GPREL;
+	  else
+	    {
+	      next.kind = TABLE_LABEL;
+	      next.label_reg = other;
+	    }
+	  ok = follow_entry (f, u, u->rd, &next, hops);
+	}
+      else if (hops > 0 && u->op == OP_SW && u->rs == REG_SP
+	       && u->rt == reg)
+	{
+	  /* The element waits in a stack slot: follow it from every
+	     reload that can see the store.  */
+	  size_t m;
+	  const struct insn **reloads;
+	  if (!regflow_follow_slot (f->rf, u))
+	    {
+	      ok = false;
+	      break;
+	    }
+	  m = f->rf->n_uses;
+	  if (m == 0)
+	    continue;
+	  reloads = malloc (m * sizeof *reloads);
+	  if (reloads == NULL)
+	    {
+	      ok = false;
+	      break;
+	    }
+	  memcpy (reloads, f->rf->uses, m * sizeof *reloads);
+	  for (size_t k = 0; ok && k < m; k++)
+	    if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
+	      ok = follow_entry (f, reloads[k], reloads[k]->rt, ep,
+				 hops - 1);
+	  free (reloads);
+	}
+    }
+  free (use);
+  return ok;
+}
+
+/* REG, set by DEF (the addu of the table's address and the index
+   register INDEX_REG), holds the constant C plus an index.  A load
+   through it reads an element of the table at C plus the load's
+   offset.  */
+
+static bool
+follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
+		uint32_t c, unsigned index_reg)
+{
+  bool ok = true;
+  size_t n;
+  const struct insn **use = readers (f, def, reg, &n, &ok);
+
+  for (size_t i = 0; ok && i < n; i++)
+    {
+      const struct insn *u = use[i];
+      if (u->op == OP_LW && u->rs == reg && u->rt != REG_ZERO)
+	{
+	  struct entry_path ep = { c + (uint32_t) u->imm, TABLE_ABS, 0, 0,
+				   def->addr, index_reg };
+	  ok = follow_entry (f, u, u->rt, &ep, ENTRY_HOPS);
+	}
+    }
+  free (use);
+  return ok;
+}
+
+/* Record that the local GOT slot at SLOT_ADDR (index I) holds the text
+   address VALUE used as a code pointer.  */
+
+static bool
+add_got_slot (struct finder *f, uint32_t i, uint32_t slot_addr,
+	      uint32_t value)
+{
+  struct reloc_entry e = { 0 };
+
+  if (f->slot_done[i])
+    return true;
+  f->slot_done[i] = 1;
+  e.type = RELOC_GOT;
+  e.addr = slot_addr;
+  e.target = value;
+  e.index = i;
+  return reloc_table_add (f->table, &e);
+}
+
+/* In a fixed-address executable, record the code address C as a value
+   of the program when REG, which DEF sets to C, is read by anything
+   but an indirect jump or call through it (find_data_scan takes the
+   data words equal to those).  */
+
+static bool
+note_value (struct finder *f, const struct insn *def, unsigned reg,
+	    uint32_t c)
+{
+  bool ok = true, value = false;
+  size_t n;
+  const struct insn **use;
+
+  if (f->obj->e_type != ET_EXEC || !object_is_code (f->obj, c))
+    return true;
+  use = readers (f, def, reg, &n, &ok);
+  for (size_t i = 0; i < n && !value; i++)
+    if (!((use[i]->kind == INSN_IJUMP || use[i]->kind == INSN_ICALL)
+	  && use[i]->rs == reg))
+      value = true;
+  free (use);
+  if (ok && value)
+    ok = reloc_table_add_value (f->table, c);
+  return ok;
+}
+
+static bool
+add_spill (struct finder *f, const struct insn *store, uint32_t c,
+	   uint32_t slot_addr, uint32_t origin)
+{
+  for (size_t i = 0; i < f->n_spills; i++)
+    if (f->spills[i].store == store->addr && f->spills[i].value == c)
+      return true;
+  if (!array_room (&f->spills, &f->alloc_spills, f->n_spills,
+		   sizeof *f->spills, 64))
+    return false;
+  f->spills[f->n_spills].store = store->addr;
+  f->spills[f->n_spills].value = c;
+  f->spills[f->n_spills].slot_addr = slot_addr;
+  f->spills[f->n_spills].origin = origin;
+  f->n_spills++;
+  return true;
+}
+
+/* True if INSN reloads a register from the stack.  A value derived
+   from a reload is not spilled again: a counter kept on the stack would
+   otherwise look like an endless series of constants.  */
+
+static bool
+is_reload (const struct insn *insn)
+{
+  return insn->op == OP_LW && insn->rs == REG_SP;
+}
+
+/* REG, set by DEF, holds the constant C, first loaded by the
+   instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
+   lui.  A store of REG to the stack is followed from its reloads.  */
+
+static bool
+follow_constant (struct finder *f, const struct insn *def, unsigned reg,
+		 uint32_t c, uint32_t slot_addr, uint32_t origin)
+{
+  const struct mips_object *obj = f->obj;
+  bool ok = true;
+  size_t n;
+  const struct insn **use;
+
+  /* A GOT slot that holds a whole code address (a function that binds
+     locally) gives the address itself.  */
+  if (slot_addr != 0 && (c & 0xffff) != 0
+      && !note_value (f, def, reg, c))
+    return false;
+  use = readers (f, def, reg, &n, &ok);
+  for (size_t i = 0; ok && i < n; i++)
+    {
+      const struct insn *u = use[i];
+
+      if (u->op == OP_ADDIU && u->rs == reg)
+	{
+	  uint32_t t = c + (uint32_t) u->imm;
+	  struct reloc_entry e = { 0 };
+
+	  /* Only a 64 KiB page plus %lo is a GOT reference: a local entry
+	     that holds a whole address (a function that binds locally) is
+	     used as it is, and an addiu to it is arithmetic on a pointer.  */
+	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
+	    {
+	      e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
+	      e.addr = origin;
+	      e.target = t;
+	      e.aux = u->addr;
+	      e.aux2 = c;
+	      e.index = slot_addr;
+	      e.info = t - slot_addr;
+	      ok = reloc_table_add (f->table, &e);
+	      if (ok && u->rt != REG_ZERO)
+		ok = note_value (f, u, u->rt, t);
+	    }
+	  else if (u->rt != REG_ZERO)
+	    {
+	      /* A full data address: perhaps a table base.  */
+	      size_t m;
+	      const struct insn **use2 = readers (f, u, u->rt, &m, &ok);
+	      for (size_t k = 0; ok && k < m; k++)
+		if (is_addu (use2[k]) && use2[k]->rd != REG_ZERO)
+		  ok = follow_indexed (f, use2[k], use2[k]->rd, t,
+				       use2[k]->rs == u->rt ? use2[k]->rt
+				       : use2[k]->rs);
+		else if (use2[k]->op == OP_SW && use2[k]->rs == REG_SP
+			 && use2[k]->rt == u->rt && !is_reload (def))
+		  ok = add_spill (f, use2[k], t, 0, origin);
+	      free (use2);
+	    }
+	}
+      else if (is_addu (u) && u->rd != REG_ZERO)
+	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
+      else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
+	ok = add_spill (f, u, c, slot_addr, origin);
+      else if (slot_addr != 0 && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
+	       && u->rs == reg && object_is_code (obj, c))
+	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
+    }
+  free (use);
+  return ok;
+}
+
+/* Sorted, unique function entries known so far, for bounding tables.  */
+
+static uint32_t *
+function_entries (const struct reloc_table *table, size_t *n)
+{
+  uint32_t *v = malloc ((table->n_entries + 1) * sizeof *v);
+  size_t k = 0;
+
+  if (v == NULL)
+    return NULL;
+  for (size_t i = 0; i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      if (e->type == RELOC_PROLOGUE || e->type == RELOC_SYMBOL
+	  || e->type == RELOC_FDE || e->type == RELOC_ENTRY)
+	v[k++] = e->target;
+    }
+  qsort (v, k, sizeof *v, array_compare_u32);
+  *n = k;
+  return v;
+}
+
+/* The bounds [*LO, *HI) of the function around ADDR, as far as the
+   entries known so far tell.  */
+
+void
+function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
+		 uint32_t *hi)
+{
+  size_t a = 0, b = f->n_funcs;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (f->funcs[mid] <= addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  *lo = a > 0 ? f->funcs[a - 1] : 0;
+  *hi = a < f->n_funcs ? f->funcs[a] : UINT32_MAX;
+}
+
+/* Follow each constant stored to the stack from every reload that can
+   see the store.  gcc spills a GOT page or a switch table's address
+   this way when registers run short.  Walks can add spills; the loop
+   takes those too.  */
+
+static bool
+follow_spills (struct finder *f)
+{
+  bool ok = true;
+
+  for (size_t i = 0; ok && i < f->n_spills; i++)
+    {
+      struct spill sp = f->spills[i];
+      const struct insn *store = code_insn_at (f->code, sp.store);
+      size_t n;
+      const struct insn **reloads;
+
+      if (store == NULL)
+	continue;
+      if (!regflow_follow_slot (f->rf, store))
+	return false;
+      n = f->rf->n_uses;
+      if (n == 0)
+	continue;
+      reloads = malloc (n * sizeof *reloads);
+      if (reloads == NULL)
+	return false;
+      memcpy (reloads, f->rf->uses, n * sizeof *reloads);
+      for (size_t k = 0; ok && k < n; k++)
+	if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
+	  ok = follow_constant (f, reloads[k], reloads[k]->rt, sp.value,
+				sp.slot_addr, sp.origin);
+      free (reloads);
+    }
+  return ok;
+}
+
+
+/* One pass of find_code_refs, walking with RF, which knows the targets
+   of the switch tables in the second pass.  */
+
+static bool
+find_code_refs_1 (const struct mips_object *obj, const struct code *code,
+		  struct reloc_table *table, struct regflow *rf)
+{
+  struct finder f = { 0 };
+  bool pic = (obj->e_flags & EF_MIPS_PIC) != 0 || obj->e_type == ET_DYN;
+  uint32_t local_end = obj->got_addr + 4 * obj->dyn.local_gotno;
+  uint32_t global_end = local_end + 4 * (obj->dyn.symtabno > obj->dyn.gotsym
+					 ? obj->dyn.symtabno - obj->dyn.gotsym
+					 : 0);
+  bool ok = true;
+
+  f.obj = obj;
+  f.code = code;
+  f.table = table;
+  f.rf = rf;
+  f.slot_done = calloc (obj->dyn.local_gotno + 1, 1);
+  f.funcs = function_entries (table, &f.n_funcs);
+  if (f.slot_done == NULL || f.funcs == NULL)
+    {
+      free (f.slot_done);
+      free (f.funcs);
+      return false;
+    }
+  /* Slots already entered by their value alone.  */
+  for (size_t i = 0; i < table->n_entries; i++)
+    if (table->entries[i].type == RELOC_GOT
+	&& table->entries[i].index < obj->dyn.local_gotno)
+      f.slot_done[table->entries[i].index] = 1;
+
+  for (size_t s = 0; ok && s < code->n_sections; s++)
+    {
+      const struct insn_section *sec = &code->sections[s];
+      for (size_t i = 0; ok && i < sec->n_insns; i++)
+	{
+	  const struct insn *insn = &sec->insns[i];
+	  if (insn->op == OP_LW && insn->rs == REG_GP && insn->rt != REG_ZERO
+	      && insn->rt != REG_GP)
+	    {
+	      uint32_t slot = obj->gp + (uint32_t) insn->imm, value;
+	      if (slot >= local_end && slot < global_end
+		  && object_got_entry (obj, (slot - obj->got_addr) / 4,
+				       &value))
+		{
+		  /* A global entry: the symbol's address (of its lazy
+		     stub when undefined), the new one once ld.so has
+		     read .dynsym.  */
+		  ok = note_value (&f, insn, insn->rt, value);
+		  continue;
+		}
+	      if (slot < obj->got_addr || slot >= local_end
+		  || !object_got_entry (obj, (slot - obj->got_addr) / 4,
+					&value))
+		continue;
+	      ok = follow_constant (&f, insn, insn->rt, value, slot,
+				    insn->addr);
+	    }
+	  else if (!pic && insn->op == OP_LUI && insn->rt != REG_ZERO
+		   && insn->rt != REG_GP)
+	    ok = follow_constant (&f, insn, insn->rt,
+				  (uint32_t) insn->imm << 16, 0, insn->addr);
+	}
+    }
+  if (ok)
+    ok = follow_spills (&f);
+  if (ok)
+    ok = emit_tables (&f);
+  free (f.branch_in);
+  free (f.entered);
+  free (f.seen);
+  free (f.tables);
+  free (f.slot_done);
+  free (f.spills);
+  free (f.funcs);
+  return ok;
+}
+
+static int
+compare_edges (const void *pa, const void *pb)
+{
+  const uint32_t *a = pa, *b = pb;
+
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Find GOT references, switch tables, GOT slots used as code pointers
+   and non-PIC address pairs.  A value that a switch carries into one of
+   its cases can only be followed once the switch's table is known, so
+   a first pass finds the tables and a second pass, walking through
+   them, finds everything; the first pass's entries are dropped.  */
+
+bool
+find_code_refs (const struct mips_object *obj, const struct code *code,
+		struct reloc_table *table)
+{
+  size_t keep = table->n_entries, keep_values = table->n_values, n_edges = 0;
+  uint32_t (*edges)[2] = NULL;
+  struct regflow rf;
+  bool ok;
+
+  /* The second pass follows registers through the switch tables the
+     first one found; the walks of the first that met no indirect jump
+     are kept for it.  */
+  ok = regflow_init (&rf, code) && find_code_refs_1 (obj, code, table, &rf);
+  if (ok)
+    edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
+  if (edges == NULL)
+    {
+      regflow_free (&rf);
+      return false;
+    }
+  for (size_t i = keep; i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      if (e->type == RELOC_JUMP_TABLE)
+	{
+	  edges[n_edges][0] = e->aux2;
+	  edges[n_edges][1] = e->target;
+	  n_edges++;
+	}
+    }
+  qsort (edges, n_edges, sizeof *edges, compare_edges);
+  for (size_t i = keep; i < table->n_entries; i++)
+    table->n_by_type[table->entries[i].type]--;
+  table->n_entries = keep;
+  table->n_values = keep_values;
+  regflow_set_jump_edges (&rf, (const uint32_t (*)[2]) edges, n_edges);
+  ok = find_code_refs_1 (obj, code, table, &rf);
+  regflow_free (&rf);
+  free (edges);
+  return ok;
+}

@@ -1,0 +1,211 @@
+/* relocate.c -- patch the copy of the original to use the new
+   segments.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   Every entry of the relocation information table is applied to
+   the copy of the original's bytes: symbol values, the entry point,
+   DT_INIT/DT_FINI, code addresses in data and in jump tables all lead
+   into the new text, and the dynamic section points ld.so at the new
+   GOT.  */
+#include <config.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "crc32.h"
+#include "ehframe-write.h"
+#include "elf-write.h"
+#include "emit.h"
+#include "profile-read.h"
+#include "rewrite.h"
+#include "rewriter.h"
+#include "segment.h"
+
+/* The word of the copy at link-time address VADDR, or NULL.  */
+
+static unsigned char *
+image_word (struct rewriter *rw, uint32_t vaddr)
+{
+  const unsigned char *p = object_vaddr_ptr (&rw->a.obj, vaddr, 4);
+
+  return p == NULL ? NULL : rw->image + (p - rw->a.obj.image);
+}
+
+static void
+patch_word (struct rewriter *rw, uint32_t vaddr, uint32_t value)
+{
+  unsigned char *p = image_word (rw, vaddr);
+
+  if (p != NULL)
+    put32 (p, value, rw->a.obj.big_endian);
+}
+
+/* Apply the data side of the relocation information table to the copy
+   of the original: code addresses in data and in jump tables, symbol
+   values, the entry point.  */
+
+void
+apply_relocs (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct reloc_table *t = &rw->a.relocs;
+  const struct emitter *e = &rw->e;
+
+  for (size_t k = 0; k < t->n_entries; k++)
+    {
+      const struct reloc_entry *r = &t->entries[k];
+      switch (r->type)
+	{
+	case RELOC_DATA:
+	  /* A relocation against a symbol takes the symbol's new value
+	     from .dynsym at load time; only the plain word moves.  */
+	  if (r->index == 0)
+	    patch_word (rw, r->addr, emit_map (e, r->target));
+	  break;
+	case RELOC_JUMP_TABLE:
+	  patch_word (rw, r->addr,
+		      r->via == VIA_GPREL
+		      ? emit_map (e, r->target) - e->got.gp
+		      : r->via == VIA_LABEL
+		      ? emit_map (e, r->target) - emit_map (e, r->base)
+		      : emit_map (e, r->target));
+	  break;
+	default:
+	  break;
+	}
+    }
+
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *s = &obj->symbols[i];
+      unsigned char *p = rw->image + s->value_offset;
+      if (s->value_offset + 4 > obj->size)
+	continue;
+      if (!s->dynamic && s->name != NULL && strcmp (s->name, "_gp") == 0)
+	put32 (p, e->got.gp, obj->big_endian);
+      else if (s->type != STT_SECTION && s->type != STT_FILE
+	       && s->shndx != SHN_ABS && object_is_code (obj, s->value))
+	put32 (p, emit_map (e, s->value), obj->big_endian);
+    }
+  if (object_is_code (obj, obj->e_entry))
+    put32 (rw->image + 24, emit_map (e, obj->e_entry), obj->big_endian);
+
+  /* The gp value that tools read from .reginfo.  */
+  for (size_t i = 0; i < obj->n_sections; i++)
+    if (obj->sections[i].type == SHT_MIPS_REGINFO
+	&& obj->sections[i].size >= 24
+	&& obj->sections[i].offset + 24 <= obj->size)
+      put32 (rw->image + obj->sections[i].offset + 20, e->got.gp,
+	     obj->big_endian);
+}
+
+/* Move the dynamic relocations that patch the GOT to the new GOT.  */
+
+void
+move_got_relocs (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct new_got *g = &rw->e.got;
+
+  for (uint32_t off = 0; off + 8 <= obj->dyn.relsz; off += 8)
+    {
+      unsigned char *p = image_word (rw, obj->dyn.rel + off);
+      uint32_t r_offset;
+      if (p == NULL)
+	break;
+      r_offset = object_get32 (obj, p);
+      if (r_offset >= obj->got_addr && r_offset < obj->got_addr + 4 * g->n_old)
+	put32 (p, g->addr
+	       + 4 * new_got_index (g, (r_offset - obj->got_addr) / 4),
+	       obj->big_endian);
+    }
+}
+
+/* The file offset and number of entries of the dynamic section.  */
+
+bool
+dynamic_range (const struct mips_object *obj, size_t *off, size_t *n)
+{
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_DYNAMIC)
+      {
+	const struct object_segment *s = &obj->segments[i];
+	if (s->offset > obj->size || s->filesz > obj->size - s->offset)
+	  return false;
+	*off = s->offset;
+	*n = s->filesz / 8;
+	return true;
+      }
+  return false;
+}
+
+/* The new value of the dynamic entry TAG whose old value is VAL, for the
+   new GOT and code.  */
+
+uint32_t
+dynamic_value (const struct rewriter *rw, uint32_t tag, uint32_t val)
+{
+  const struct emitter *e = &rw->e;
+
+  switch (tag)
+    {
+    case DT_PLTGOT:
+      return e->got.addr;
+    case DT_MIPS_LOCAL_GOTNO:
+      return val + e->got.n_new;
+    case DT_INIT:
+    case DT_FINI:
+      return emit_map (e, val);
+    default:
+      return val;
+    }
+}
+
+/* Update the dynamic section in place.  */
+
+void
+patch_dynamic (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  size_t off, n;
+
+  if (!dynamic_range (obj, &off, &n))
+    return;
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char *p = rw->image + off + 8 * i;
+      uint32_t tag = object_get32 (obj, p);
+      if (tag == DT_NULL)
+	break;
+      put32 (p + 4, dynamic_value (rw, tag, object_get32 (obj, p + 4)),
+	     obj->big_endian);
+    }
+}
+
+/* Fill the original code of the copy with traps.  */
+
+void
+poison_code (struct rewriter *rw)
+{
+  const struct mips_object *obj = &rw->a.obj;
+
+  for (size_t i = 0; i < obj->n_sections; i++)
+    {
+      const struct object_section *s = &obj->sections[i];
+      if (!(s->flags & SHF_EXECINSTR) || !(s->flags & SHF_ALLOC)
+	  || s->type != SHT_PROGBITS || s->offset > obj->size
+	  || s->size > obj->size - s->offset)
+	continue;
+      for (uint32_t k = 0; k + 4 <= s->size; k += 4)
+	put32 (rw->image + s->offset + k, BREAK_INSN, obj->big_endian);
+    }
+}
