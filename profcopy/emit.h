@@ -203,8 +203,8 @@ struct seg_addrs
 				   the syscall hook's address.  */
   uint32_t jump_note_slot;	/* Its word that holds the runtime's jump
 				   note's address.  */
-  uint32_t probe_slots;		/* The two words the runtime fills with its
-				   probe routines.  */
+  uint32_t probe_slots;		/* The two words the runtime fills
+				   with its probe routines.  */
 };
 
 /* The figures that -v prints for one object: what the stages chose,

@@ -26,11 +26,11 @@
 #include "dump.h"
 #include "elf-write.h"
 #include "errmsg.h"
-#include "version.h"
 #include "libsearch.h"
 #include "profile-read.h"
 #include "rewrite.h"
 #include "scope.h"
+#include "version.h"
 
 #ifndef PROFCOPY_DEFAULT_SYSROOT
 #define PROFCOPY_DEFAULT_SYSROOT ""

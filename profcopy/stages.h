@@ -77,14 +77,6 @@ static const uint8_t scratch_order[] = {
   16, 17, 18, 19, 20, 21, 22, 23, 30, 31
 };
 
-/* Encoders (the others are in mips-ops.h).  */
-
-static inline uint32_t
-addu (unsigned rd, unsigned rs, unsigned rt)
-{
-  return enc_addu (rd, rs, rt);
-}
-
 /* Split the 32-bit displacement D into HI and LO for `lui; lo(...)'
    (LO sign-extended: HI << 16 + LO == D).  */
 

@@ -20,11 +20,11 @@
 
 #include "calls.h"
 #include "errmsg.h"
-#include "version.h"
 #include "profile-read.h"
 #include "report.h"
 #include "trace-read.h"
 #include "trace-report.h"
+#include "version.h"
 
 static const char *program_name = "profreport";
 

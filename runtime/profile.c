@@ -1077,9 +1077,10 @@ struct kept_pages
   unsigned char *view;
 };
 
-/* Candidates of one dlclose: the object and its record, and the pages
-   of its counters (KEPT[0]) and of its window (KEPT[1]), if moved.  */
-static struct
+/* A candidate of one dlclose: the object and its record, and the
+   pages of its counters (KEPT[0]) and of its window (KEPT[1]), if
+   moved.  */
+struct candidate
 {
   const struct pc_segment_header *header;
   uintptr_t bias;
@@ -1087,7 +1088,9 @@ static struct
   uint32_t size;
   struct seg_view view;
   struct kept_pages kept[2];
-} pending[MAX_RETIRED];
+};
+
+static struct candidate pending[MAX_RETIRED];
 static size_t n_pending;
 
 /* The memory page size, from the auxiliary vector.  */
@@ -1276,8 +1279,7 @@ single_threaded (void)
    thread, with the counter array's if they share a page.  */
 
 static void
-keep_counters (__typeof__ (pending[0]) *p, const ElfW (Phdr) *phdr,
-	       size_t phnum)
+keep_counters (struct candidate *p, const ElfW (Phdr) *phdr, size_t phnum)
 {
   const struct seg_view *v = &p->view;
   uintptr_t c = (uintptr_t) v->counters, w = (uintptr_t) v->window;
@@ -1372,18 +1374,17 @@ keep_final_counts (size_t k)
   c = kept_address (pending[k].kept, v->counters,
 		    (size_t) n * PCPROF_COUNT_SIZE);
   if (c != NULL)
-    for (uint32_t j = 0; j < n; j++)
-      {
-	counts[j].low = c[j].low;
-	counts[j].high = c[j].high;
-      }
+    copy_counts (c, n, counts, NULL, NULL);
   w = kept_address (pending[k].kept, v->window,
 		    (size_t) v->n_window * v->window_stride * 4);
-  if (w != NULL)
+  if (w != NULL && v->window_stride == 2)
+    copy_counts ((const volatile struct pc_counter *) w, v->n_window,
+		 counts + n, NULL, NULL);
+  else if (w != NULL)
     for (uint32_t j = 0; j < v->n_window; j++)
       {
-	counts[n + j].low = w[j * v->window_stride];
-	counts[n + j].high = v->window_stride == 2 ? w[j * 2 + 1] : 0;
+	counts[n + j].low = w[j];
+	counts[n + j].high = 0;
       }
   for (int i = 0; i < 2; i++)
     if (pending[k].kept[i].view != NULL)

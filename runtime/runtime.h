@@ -129,8 +129,8 @@ PCRT_HIDDEN bool pcrt_exit_hooked (void);
 PCRT_HIDDEN void pcrt_exec_forward (void);
 
 /* The run-time address of the first definition of the function or
-   data object NAME after libprofcopy.so's in the dynamic linker's list (libc's), or 0.
-   No libc call.  */
+   data object NAME after libprofcopy.so's in the dynamic linker's list
+   (libc's), or 0.  No libc call.  */
 PCRT_HIDDEN uintptr_t pcrt_next_definition (const char *name);
 
 /* libc's __cxa_atexit, and its __register_atfork (what pthread_atfork

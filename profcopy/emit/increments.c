@@ -387,7 +387,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
 	const struct function *f = &cfg->funcs[cfg->blocks[block].func];
 	split_hi_lo (counter - emit_map (e, f->entry), &hi, lo);
 	put (c, itype (OP_LUI, 0, r1, hi));
-	put (c, addu (r1, r1, REG_T9));
+	put (c, enc_addu (r1, r1, REG_T9));
       }
       break;
     case COUNT_ABS:
@@ -399,7 +399,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
       split_hi_lo (counter - (c->pc + 8), &hi, lo);
       put (c, enc_bal (1));
       put (c, itype (OP_LUI, 0, r1, hi));
-      put (c, addu (r1, r1, REG_RA));
+      put (c, enc_addu (r1, r1, REG_RA));
       break;
     default:
       c->failed = true;
@@ -499,7 +499,7 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
     }
   retry = c->pc;
   put (c, itype (e->single ? OP_LW : OP_LL, r1, r2, (uint32_t) lo));
-  put (c, addu (r2, r2, d));
+  put (c, enc_addu (r2, r2, d));
   if (!e->folded)
     put (c, rtype (FUNCT_SLTU, r2, d, carry, 0));
   put (c, itype (e->single ? OP_SW : OP_SC, r1, r2, (uint32_t) lo));

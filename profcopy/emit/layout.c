@@ -63,7 +63,8 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     case LONG_COND_GP:
     case LONG_COND_PC:
       return 2 + likely
-	     + far_words (e->layout.long_kind[w] == LONG_COND_GP, false, save_ra);
+	     + far_words (e->layout.long_kind[w] == LONG_COND_GP, false,
+			  save_ra);
     case LONG_JUMP_PAD:
       return 1 + PAD_JUMP_WORDS;
     case LONG_COND_PAD:
@@ -326,7 +327,8 @@ layout_pass (struct emitter *e)
 	  /* The branch back goes past the copy.  */
 	  const struct insn *slot;
 	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  e->layout.retarget[emit_word_index (e, ctl->addr)] = e->layout.insn_new[ws];
+	  e->layout.retarget[emit_word_index (e, ctl->addr)]
+	    = e->layout.insn_new[ws];
 	  pc += 4 * loop_exit_words (e, p);
 	}
       else if (p->at == b->end && !p->derived)

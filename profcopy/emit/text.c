@@ -74,7 +74,7 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
       split_hi_lo (emit_map (e, target) - here, &hi, &lo);
       put (c, enc_bal (1));
       put (c, itype (OP_LUI, 0, r, hi));
-      put (c, addu (r, r, REG_RA));
+      put (c, enc_addu (r, r, REG_RA));
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
       if (save_ra)
 	put (c, itype (OP_LW, REG_SP, REG_RA, 0));
@@ -103,7 +103,7 @@ put_pad_jump (struct cursor *c, uint32_t target)
   split_hi_lo (e->layout.pad[emit_word_index (e, target)] - here, &hi, &lo);
   put (c, enc_bal (1));
   put (c, itype (OP_LUI, 0, REG_AT, hi));
-  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, enc_addu (REG_AT, REG_AT, REG_RA));
   put (c, itype (OP_ADDIU, REG_AT, REG_AT, (uint32_t) lo));
   put (c, enc_jr (REG_AT));
   put (c, 0);
@@ -269,7 +269,7 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       split_hi_lo (d, &hi, &lo);
       put (c, itype (OP_LUI, 0, r, hi));
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
-      put (c, addu (insn->rt, insn->rs, r));
+      put (c, enc_addu (insn->rt, insn->rs, r));
       break;
     case GOTREF_SAVED:
       /* The gp the function saved in its frame.  */
@@ -438,7 +438,7 @@ put_slot_load (struct cursor *c, uint32_t slot, unsigned reg, bool keep_t9)
   put (c, itype (OP_SW, REG_SP, REG_AT, keep_t9 ? 4 : 8));
   /* anchor: */
   put (c, itype (OP_LUI, 0, REG_AT, hi));
-  put (c, addu (REG_AT, REG_AT, REG_RA));
+  put (c, enc_addu (REG_AT, REG_AT, REG_RA));
   put (c, itype (OP_LW, REG_AT, reg, (uint32_t) lo));
 }
 
@@ -517,7 +517,7 @@ put_gp_guard (struct cursor *c, unsigned x, unsigned r1, unsigned r2)
   split_hi_lo (e->a->obj.gp - g->gp, &hi, &lo);
   put (c, itype (OP_LUI, 0, r1, hi));
   put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
-  put (c, addu (r1, x, r1));
+  put (c, enc_addu (r1, x, r1));
   /* if r1 < end && !(r1 < start), x = r1.  */
   put_got_value (c, r2, GOT_OLD_END (g));
   put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
@@ -563,17 +563,17 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   /* x = the map's entry: the new address at link time, to which a
      loaded object adds its bias, start - the link-time start.  */
   put_got_value (c, x, GOT_MAP (g));
-  put (c, addu (x, x, r1));
+  put (c, enc_addu (x, x, r1));
   put (c, itype (OP_LW, x, x, 0));
   if (e->fixed_address)
     put (c, 0);
   else
     {
       split_hi_lo (-e->old_start, &hi, &lo);
-      put (c, addu (x, x, r2));
+      put (c, enc_addu (x, x, r2));
       put (c, itype (OP_LUI, 0, r1, hi));
       put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
-      put (c, addu (x, x, r1));
+      put (c, enc_addu (x, x, r1));
     }
   put_unspill (c, sn, 0);
 }
@@ -809,17 +809,17 @@ put_probe_stub (struct cursor *c)
   put (c, enc_bal (1));				/* bal anchor */
   put (c, 0);
   put (c, itype (OP_LUI, 0, 8, hi));			/* anchor: */
-  put (c, addu (8, 8, REG_RA));
+  put (c, enc_addu (8, 8, REG_RA));
   put (c, itype (OP_LW, REG_SP, 9, 88));		/* t1: the word */
   put (c, itype (OP_LW, 9, 4, 0));
   put (c, enc_andi (10, 4, 1));
   put (c, enc_sll (10, 10, 2));
-  put (c, addu (8, 8, 10));
+  put (c, enc_addu (8, 8, 10));
   put (c, itype (OP_LW, 8, REG_T9, (uint32_t) lo));
   put (c, itype (OP_BEQ, REG_T9, 0, 6));		/* no routine yet */
   put (c, itype (OP_ADDIU, 0, 10, (uint32_t) -2));
   put (c, enc_and (4, 4, 10));
-  put (c, addu (4, 4, 9));
+  put (c, enc_addu (4, 4, 9));
   put (c, itype (OP_LW, REG_SP, 5, 116));
   put (c, enc_jalr (REG_RA, REG_T9));
   put (c, 0);
@@ -908,7 +908,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	  put (&c, itype (OP_SW, REG_SP, p->iv_reg, 0));
 	}
       else if (p->iv)
-	put (&c, addu (p->iv_save, p->iv_reg, 0));
+	put (&c, enc_addu (p->iv_save, p->iv_reg, 0));
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&a->code, at);
