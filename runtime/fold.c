@@ -13,14 +13,14 @@
    low word now below that has wrapped, once, provided fewer than 2^32
    counts were added in between, and its high word gets one more.  A
    watcher thread wakes every second and looks when the process has
-   used LOOK_CPU_NS of processor time since its last look, and
-   profcopy_snapshot looks once more as it copies the counters.  2^32
-   counts of one counter take the fastest MIPS cores over five seconds
-   of the time of the thread that counts (an increment waits for the
-   store of the one before it), which the process's time includes; a
-   look costs some instructions per counter of the program, so looking
-   by the clock would cost a program that sleeps, and one slowed down
-   (under QEMU), for nothing.
+   used LOOK_CPU_NS of processor time since its last look, and the
+   snapshot (snapshot.c) looks once more as it copies the counters.
+   2^32 counts of one counter take the fastest MIPS cores over five
+   seconds of the time of the thread that counts (an increment waits
+   for the store of the one before it), which the process's time
+   includes; a look costs some instructions per counter of the
+   program, so looking by the clock would cost a program that sleeps,
+   and one slowed down (under QEMU), for nothing.
 
    Only the objects loaded at start-up are watched (the constructor
    registers them): they are never unloaded, so the watcher never reads

@@ -4,11 +4,11 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   profile.c finds the profiled objects of the process and writes the
-   profile; exec.c interposes the exec functions and calls into
-   profile.c before the process image is replaced; fold.c keeps the
-   high words of folded counters; trace.c records call traces.  Nothing here
-   allocates memory.  */
+   profile.c and its parts (profile.h) find the profiled objects of
+   the process and write the profile; exec.c interposes the exec
+   functions and calls into profile.c before the process image is
+   replaced; fold.c keeps the high words of folded counters; trace.c
+   records call traces.  Nothing here allocates memory.  */
 
 #ifndef PROFCOPY_RUNTIME_H
 #define PROFCOPY_RUNTIME_H
@@ -27,9 +27,10 @@
 #define PCRT_EXPORT __attribute__ ((visibility ("default")))
 
 /* Raw system calls, without libc (o32: number in v0, arguments in
-   a0..a3, a3 nonzero on error with the error number in v0): the result,
-   or -errno.  The kernel may write at, v1, t0-t9, HI and LO.  The number is loaded inside the asm, next to the
-   syscall instruction, for the kernel's system call restart.  */
+   a0..a3, a3 nonzero on error with the error number in v0): the
+   result, or -errno.  The kernel may write at, v1, t0-t9, HI and LO.
+   The number is loaded inside the asm, next to the syscall
+   instruction, for the kernel's system call restart.  */
 
 #if defined __mips__ && _MIPS_SIM == _ABIO32
 

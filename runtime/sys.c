@@ -43,6 +43,15 @@ sys_fd_mode (int fd)
   return r < 0 ? r : mode_of (st);
 }
 
+void *
+pcrt_mmap (size_t len)
+{
+  long r = sys_mmap2 (0, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  return sys_mmap_failed (r) ? NULL : (void *) r;
+}
+
 long
 sys_write_all (int fd, const void *p, size_t len)
 {

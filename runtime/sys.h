@@ -6,7 +6,8 @@
 
    The runtime runs inside a program whose libc is profiled too: every
    libc function it called would count in the program's profile.  So
-   the profile's side of the runtime (profile.c, fold.c) calls no libc
+   the profile's side of the runtime (profile.c and its parts, fold.c)
+   calls no libc
    function at all: its system calls are made here with the syscall
    instruction, its strings are handled here, and errno is never
    touched.  Every call returns the kernel's result, or -errno.  */
@@ -17,18 +18,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "runtime.h"
 
 /* The kernel's struct sigaction on MIPS (asm/signal.h): flags first,
    no restorer (the kernel provides the return trampoline), and a set
-   of 128 signals.  */
+   of 128 signals.  QEMU's linux-user keeps a restorer word after the
+   mask for o32 and writes it with the old action: RESERVED takes it,
+   or the four bytes after the structure would be overwritten (the
+   flags of a second action placed there, which lost SA_RESETHAND and
+   made a fatal signal's handler run for ever).  The kernel reads and
+   writes only the first 24 bytes.  */
 struct k_sigaction
 {
   unsigned int flags;
   void (*handler) (int);
   unsigned long mask[4];
+  unsigned long reserved;
 };
 
 #define K_SIGSET_SIZE 16
@@ -114,6 +122,35 @@ static inline long
 sys_readlink (const char *path, char *buf, size_t size)
 {
   return RAW_SYSCALL4 (__NR_readlink, path, buf, size, 0);
+}
+
+/* The mmap2 system call itself, not libc's mmap: the address of the
+   mapping, or -errno (sys_mmap_failed).  PGOFF counts 4096-byte
+   units.  */
+static inline long
+sys_mmap2 (uintptr_t addr, size_t len, int prot, int flags, long fd,
+	   long pgoff)
+{
+#if defined __mips__ && _MIPS_SIM == _ABIO32
+  return RAW_SYSCALL6 (__NR_mmap2, addr, len, prot, flags, fd, pgoff);
+#else
+  void *p = mmap ((void *) addr, len, prot, flags, (int) fd,
+		  (off_t) pgoff * 4096);
+  return p == MAP_FAILED ? -errno : (long) p;
+#endif
+}
+
+/* True if the sys_mmap2 result R is an error.  */
+static inline bool
+sys_mmap_failed (long r)
+{
+  return (unsigned long) r > -4096ul;
+}
+
+static inline long
+sys_munmap (void *p, size_t len)
+{
+  return RAW_SYSCALL4 (__NR_munmap, p, len, 0, 0);
 }
 
 /* The execveat system call itself: only when it fails does it return,
