@@ -5,13 +5,31 @@
 # This file is part of profcopy, distributed under the GNU General Public
 # License version 3 or later; see COPYING.
 #
-# Run after scripts/setup-debian.sh (or ./configure && make).  Builds
-# demo/hello-mips from testsuite/fixtures/demo.c, rewrites it and every
-# shared object it needs into demo/prof/, runs the profiled copy, prints
-# the flat profile and the call graph, and draws demo/demo.svg.
+# Usage: ./demo.sh [BUILD-DIR]
+#
+# Run after scripts/setup-debian.sh, which builds in build/ (the
+# default BUILD-DIR; a tree configured in place is used when there is
+# no build/).  Builds BUILD-DIR/demo/hello-mips from
+# testsuite/fixtures/demo.c, rewrites it and every shared object it
+# needs into BUILD-DIR/demo/prof/, runs the profiled copy, prints the
+# flat profile and the call graph, and draws BUILD-DIR/demo/demo.svg.
 set -euo pipefail
 
-cd "$(dirname "$0")"
+top=$(cd "$(dirname "$0")" && pwd)
+if [ $# -gt 0 ]; then
+  build=$1
+elif [ -f "$top/build/Makefile" ] || [ ! -f "$top/Makefile" ]; then
+  build=$top/build
+else
+  build=$top
+fi
+if [ ! -f "$build/Makefile" ]; then
+  echo "demo.sh: $build is not a configured build directory; run" \
+    "scripts/setup-debian.sh first" >&2
+  exit 1
+fi
+cd "$build"
+echo "== in $build"
 SYSROOT=/usr/mips-linux-gnu
 PROFILE=$PWD/demo/hello-mips.prof
 

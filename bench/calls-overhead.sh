@@ -13,9 +13,9 @@
 #   --scale=N            work multiplier passed to cpubench (default 1)
 #   --cflags=FLAGS       compiler flags of every build (default -O2)
 #   --timeout=SECONDS    limit on each guest run (default 300)
-#   --profcopy=FILE      the profcopy to test (default: this tree's)
+#   --profcopy=FILE      the profcopy to test (default: build/'s)
 #   --profreport=FILE    the profreport that counts the trace events
-#                        (default: this tree's)
+#                        (default: build/'s)
 #   --runtime-dir=DIR    holds mips/ and mipsel/libprofcopy.so (default:
 #                        this tree's runtime/)
 #   --plugin=FILE        the QEMU counting plugin (default: this tree's
@@ -54,6 +54,10 @@ set -u
 prog=calls-overhead.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+# The build directory: build/ (scripts/setup-debian.sh), else a tree
+# configured in place.
+build=$top/build
+[ -x "$build/profcopy/profcopy" ] || build=$top
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh" || exit 2
 
@@ -61,10 +65,10 @@ endian=eb
 scale=1
 cflags=-O2
 timeout_s=300
-profcopy=$top/profcopy/profcopy
-profreport=$top/report/profreport
-runtime_dir=$top/runtime
-plugin=$top/testsuite/tools/qemu-count-plugin.so
+profcopy=$build/profcopy/profcopy
+profreport=$build/report/profreport
+runtime_dir=$build/runtime
+plugin=$build/testsuite/tools/qemu-count-plugin.so
 keep=no
 
 for arg in "$@"; do

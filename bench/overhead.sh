@@ -15,7 +15,7 @@
 #                        some 40 million MIPS instructions)
 #   --cflags=FLAGS       compiler flags of every build (default -O2)
 #   --timeout=SECONDS    limit on each guest run (default 300)
-#   --profcopy=FILE      the profcopy to test (default: this build tree's)
+#   --profcopy=FILE      the profcopy to test (default: build/'s)
 #   --runtime-dir=DIR    holds mips/ and mipsel/libprofcopy.so (default:
 #                        this build tree's runtime/)
 #   --plugin=FILE        the QEMU counting plugin (default: this tree's
@@ -50,6 +50,10 @@ set -u
 prog=overhead.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+# The build directory: build/ (scripts/setup-debian.sh), else a tree
+# configured in place.
+build=$top/build
+[ -x "$build/profcopy/profcopy" ] || build=$top
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh" || exit 2
 
@@ -58,9 +62,9 @@ runs=5
 scale=1
 cflags=-O2
 timeout_s=300
-profcopy=$top/profcopy/profcopy
-runtime_dir=$top/runtime
-plugin=$top/testsuite/tools/qemu-count-plugin.so
+profcopy=$build/profcopy/profcopy
+runtime_dir=$build/runtime
+plugin=$build/testsuite/tools/qemu-count-plugin.so
 keep=no
 
 

@@ -3,14 +3,16 @@
 # cross objdump's disassembly of the same object, in one run.
 #
 # Usage: bench/relocs-vs-objdump.sh [PROFCOPY [OBJECT [RUNS]]]
-# Defaults: the profcopy of this build tree, the Debian cross libc,
-# 5 runs.  Prints the median wall time of each and their ratio; the
+# Defaults: the profcopy of build/ (or of a tree configured in place),
+# the Debian cross libc, 5 runs.  Prints the median wall time of each and their ratio; the
 # ratio is profcopy's time over objdump's (below 1: profcopy faster).
 
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-profcopy=${1:-$here/../profcopy/profcopy}
+default=$here/../build/profcopy/profcopy
+[ -x "$default" ] || default=$here/../profcopy/profcopy
+profcopy=${1:-$default}
 object=${2:-/usr/mips-linux-gnu/lib/libc.so.6}
 runs=${3:-5}
 objdump=${OBJDUMP:-mips-linux-gnu-objdump}

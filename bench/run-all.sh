@@ -22,8 +22,8 @@
 #                        testsuite/testbed/setup.sh when DIR/root has no
 #                        libc (that downloads the packages)
 #   --timeout=SECONDS    limit on each guest run (default 300)
-#   --profcopy=FILE      the profcopy to test (default: this build tree's)
-#   --profreport=FILE    the profreport to test (default: this build tree's)
+#   --profcopy=FILE      the profcopy to test (default: build/'s)
+#   --profreport=FILE    the profreport to test (default: build/'s)
 #   --runtime-dir=DIR    holds mips/ and mipsel/libprofcopy.so (default:
 #                        this build tree's runtime/)
 #   --plugin=FILE        the QEMU counting plugin (default: this tree's
@@ -81,6 +81,10 @@ set -u
 prog=run-all.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+# The build directory: build/ (scripts/setup-debian.sh), else a tree
+# configured in place.
+build=$top/build
+[ -x "$build/profcopy/profcopy" ] || build=$top
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh" || exit 2
 
@@ -88,12 +92,12 @@ runs=5
 scale=10
 endian=eb
 cflags=-O2
-testbed=$top/testsuite/build-fixtures/testbed
+testbed=$build/testsuite/build-fixtures/testbed
 timeout_s=300
-profcopy=$top/profcopy/profcopy
-profreport=$top/report/profreport
-runtime_dir=$top/runtime
-plugin=$top/testsuite/tools/qemu-count-plugin.so
+profcopy=$build/profcopy/profcopy
+profreport=$build/report/profreport
+runtime_dir=$build/runtime
+plugin=$build/testsuite/tools/qemu-count-plugin.so
 keep=no
 only=""
 

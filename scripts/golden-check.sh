@@ -78,7 +78,8 @@ else
     for d in /usr/mips-linux-gnu/lib /usr/mipsel-linux-gnu/lib; do
       [ -d "$d" ] && find "$d" -maxdepth 1 -name '*.so*' -type f
     done
-    for d in "$top/testsuite/build-fixtures" "$top/testsuite/jobs"; do
+    for d in "$top/testsuite/build-fixtures" "$top/testsuite/jobs" \
+	     "$top/build/testsuite/build-fixtures" "$top/build/testsuite/jobs"; do
       [ -d "$d" ] && find "$d" -type f -size -8M \
 	\( -path '*/testbed/root/*' -o ! -path '*/testbed/*' \) \
 	! -path '*/rw[aptw]/*' ! -path '*/kernel/*' \

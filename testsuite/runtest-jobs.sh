@@ -116,6 +116,8 @@ run_job ()
     # suite's (tools/, build-fixtures/testbed).
     sed "s|^set srcdir .*|set srcdir \"$srcdir/\"|" "$top/site.exp" \
       >"$out/site.exp"
+    started=$(date +%s)
+    echo "runtest-jobs: $g: started"
     (cd "$out" \
      && eval "PROFCOPY_FIXTURE_DIR=\"$top/build-fixtures/j$n\" \
 	      PROFCOPY_ENDIANS=\"$endians\" \
@@ -123,6 +125,11 @@ run_job ()
 	      --outdir \"$out\" $others $exps") \
       >"$out/stdout" 2>&1 || status=1
     echo "$status" >"$out/status"
+    passed=$(grep -c '^PASS: ' "$out/$tool.sum" 2>/dev/null || true)
+    bad=$(grep -c '^FAIL: \|^ERROR: \|^UNRESOLVED: \|^UNSUPPORTED: \|^XPASS: ' \
+	    "$out/$tool.sum" 2>/dev/null || true)
+    echo "runtest-jobs: $g: done in $(( $(date +%s) - started )) s," \
+      "${passed:-0} passed, ${bad:-0} not"
     # What runtest printed, once the group is done, whole.
     # (Its summary and the tool's version come once, at the end.)
     grep -v '^#\|^$\|^		===\|^Test run by\|^Native configuration\|^Schedule of\|^    unix\|^Running target\|^Using \|^/.* (.*) [0-9][0-9.]*$' \

@@ -7,8 +7,9 @@
 #
 # Usage: build.sh [--afl] [BUILDDIR [OUT]]
 #
-# BUILDDIR is a configured build tree (default: the top of this source
-# tree); the targets go into OUT (default: BUILDDIR/testsuite/fuzz/out,
+# BUILDDIR is a configured build tree (default: build/ at the top of
+# this source tree, where scripts/setup-debian.sh builds, or the top
+# itself when it is configured in place); the targets go into OUT (default: BUILDDIR/testsuite/fuzz/out,
 # or .../out-afl), as OUT/fuzz-object, fuzz-decode, fuzz-relocs,
 # fuzz-rewrite, fuzz-profile, fuzz-trace and fuzz-debug.  They are built with clang
 # and libFuzzer (-fsanitize=fuzzer,address,undefined); with --afl, with
@@ -28,7 +29,9 @@ if [ "${1:-}" = "--afl" ]; then
   shift
 fi
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-builddir=$(cd "${1:-$srcdir}" && pwd) || exit 1
+default=$srcdir/build
+[ -f "$default/Makefile" ] || default=$srcdir
+builddir=$(cd "${1:-$default}" && pwd) || exit 1
 if [ "$engine" = afl ]; then
   out=${2:-$builddir/testsuite/fuzz/out-afl}
   cc=${CC:-afl-clang-fast}

@@ -1,0 +1,89 @@
+#!/bin/bash
+# deb-check.sh -- build the Debian package, install it, and profile the
+# demo program with the installed tools of both byte orders.
+#
+# Copyright (C) 2026 The profcopy authors.
+# This file is part of profcopy, distributed under the GNU General Public
+# License version 3 or later; see COPYING.
+#
+# Usage: scripts/deb-check.sh [OUTDIR]
+#
+# Runs scripts/deb-build.sh into OUTDIR (default: build/deb), installs
+# the package with dpkg (as root, or through sudo), then for
+# mips-linux-gnu and mipsel-linux-gnu builds testsuite/fixtures/demo.c,
+# rewrites it with the installed PREFIX-profcopy --whole-program (its
+# default sysroot and runtime directory, no option), runs the copy
+# under qemu-user, compares its output with the original's, and reads
+# the profile with PREFIX-profreport.  The package is removed again at
+# the end.  Prints one `PASS: ' or `FAIL: ' line per check, as DejaGnu
+# does, and exits non-zero if any failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+outdir=${1:-$top/build/deb}
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+else
+  SUDO=(sudo)
+fi
+failed=0
+
+result ()
+{
+  if [ "$1" -eq 0 ]; then
+    echo "PASS: $2"
+  else
+    echo "FAIL: $2"
+    failed=1
+  fi
+}
+
+"$top/scripts/deb-build.sh" "$outdir" >"$outdir.log" 2>&1
+status=$?
+grep '^[EW]: ' "$outdir/lintian.txt" 2>/dev/null
+result $status "package: dpkg-buildpackage and lintian (no error)"
+[ $status -eq 0 ] || { tail -n 20 "$outdir.log"; exit 1; }
+
+deb=$(ls "$outdir"/profcopy_*_"$(dpkg --print-architecture)".deb)
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" \
+  >"$outdir/install.log" 2>&1
+status=$?
+result $status "package: dpkg -i $(basename "$deb")"
+[ $status -eq 0 ] || { cat "$outdir/install.log"; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/profcopy-deb-check.XXXXXX")
+for t in mips-linux-gnu mipsel-linux-gnu; do
+  case $t in
+    mips-*) qemu=qemu-mips ;;
+    *) qemu=qemu-mipsel ;;
+  esac
+  d=$work/$t
+  mkdir -p "$d"
+  # Installed tools only: no --sysroot, no --runtime.
+  "$t-gcc" -O2 -fPIE -pie -o "$d/demo" "$top/testsuite/fixtures/demo.c" -lm \
+    && "$qemu" -L "/usr/$t" "$d/demo" >"$d/orig.out" 2>&1 \
+    && "/usr/bin/$t-profcopy" --whole-program -o "$d/prof" "$d/demo" \
+	 >"$d/profcopy.out" 2>&1 \
+    && "$qemu" -L "/usr/$t" -E PROFCOPY_OUTPUT="$d/demo.prof" \
+	 "$d/prof/demo" >"$d/prof.out" 2>&1 \
+    && cmp -s "$d/orig.out" "$d/prof.out" \
+    && "/usr/bin/$t-profreport" "$d/demo.prof" >"$d/flat.txt" 2>&1 \
+    && grep -q 'main' "$d/flat.txt"
+  status=$?
+  if [ $status -ne 0 ]; then
+    for f in profcopy.out prof.out flat.txt; do
+      [ -f "$d/$f" ] && { echo "--- $f"; head -n 20 "$d/$f"; }
+    done
+  fi
+  result $status "package: $t-profcopy --whole-program profiles the demo as installed"
+  page=/usr/share/man/man1/$t-profcopy.1.gz
+  [ -f "$page" ] && ! zcat "$page" | grep -q PKGLIBDIR \
+    && zcat "$page" | grep -q /usr/lib/profcopy/mips
+  result $? "package: $page names the installed runtime's directory"
+done
+rm -rf "$work"
+
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive dpkg -r profcopy \
+  >>"$outdir/install.log" 2>&1
+result $? "package: dpkg -r profcopy"
+exit $failed
