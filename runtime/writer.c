@@ -474,6 +474,53 @@ restore_xfsz (const struct k_sigaction *old)
   xfsz_saved = false;
 }
 
+/* write_file's writing, with SIGXFSZ ignored: into PROFILE_PATH as it
+   is when it is SPECIAL (a device, a FIFO or a socket), else through
+   TEMP_PATH renamed into place, which is removed if anything failed.
+   Return 0, or the error number.  */
+
+static int
+write_into (long pid, unsigned reason, int signo, struct snapshot *s,
+	    bool special)
+{
+  char num[24];
+  size_t len;
+  long r;
+
+  if (special)
+    {
+      r = sys_open (profile_path,
+		    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+      if (r < 0)
+	return (int) -r;
+      out.fd = (int) r;
+      put_profile (pid, reason, signo, s);
+      sys_close (out.fd);
+      return out.error;
+    }
+  len = rt_strlen (profile_path);
+  rt_memcpy (temp_path, profile_path, len + 1);
+  if (!rt_append (temp_path, sizeof temp_path, &len, ".", 1)
+      || !rt_append (temp_path, sizeof temp_path, &len, num,
+		     rt_format_decimal (num, (unsigned long) pid))
+      || !rt_append (temp_path, sizeof temp_path, &len, ".tmp", 4))
+    return ENAMETOOLONG;
+  r = sys_open (temp_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
+			   | O_CLOEXEC, 0666);
+  if (r < 0)
+    return (int) -r;
+  out.fd = (int) r;
+  put_profile (pid, reason, signo, s);
+  r = sys_close (out.fd);
+  if (r < 0 && out.error == 0)
+    out.error = (int) -r;
+  if (out.error == 0 && (r = sys_rename (temp_path, profile_path)) < 0)
+    out.error = (int) -r;
+  if (out.error != 0)
+    sys_unlink (temp_path);
+  return out.error;
+}
+
 /* Write the profile of process PID to PROFILE_PATH.  A regular file
    (or none yet) is written through a temporary file in the same
    directory and renamed into place, so that a reader never sees half
@@ -485,11 +532,10 @@ restore_xfsz (const struct k_sigaction *old)
 static bool
 write_file (long pid, unsigned reason, int signo, struct snapshot *s)
 {
-  char num[24];
-  size_t len;
   long r, mode;
   struct k_sigaction xfsz;
   bool special;
+  int err;
 
   r = follow_links (profile_path, sizeof profile_path);
   if (r < 0)
@@ -508,64 +554,15 @@ write_file (long pid, unsigned reason, int signo, struct snapshot *s)
       return false;
     }
   quiet_xfsz (&xfsz);
-  if (special)
-    {
-      r = sys_open (profile_path,
-		    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
-      if (r < 0)
-	{
-	  restore_xfsz (&xfsz);
-	  report_error (profile_path, "cannot write the profile", (int) -r);
-	  return false;
-	}
-      out.fd = (int) r;
-      put_profile (pid, reason, signo, s);
-      sys_close (out.fd);
-      restore_xfsz (&xfsz);
-      if (out.error != 0)
-	{
-	  report_error (profile_path, "cannot write the profile", out.error);
-	  return false;
-	}
-      return true;
-    }
-
-  len = rt_strlen (profile_path);
-  rt_memcpy (temp_path, profile_path, len + 1);
-  if (!rt_append (temp_path, sizeof temp_path, &len, ".", 1)
-      || !rt_append (temp_path, sizeof temp_path, &len, num,
-		     rt_format_decimal (num, (unsigned long) pid))
-      || !rt_append (temp_path, sizeof temp_path, &len, ".tmp", 4))
-    {
-      restore_xfsz (&xfsz);
-      report_error (profile_path, "cannot write the profile",
-		    ENAMETOOLONG);
-      return false;
-    }
-  r = sys_open (temp_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
-			   | O_CLOEXEC, 0666);
-  if (r < 0)
-    {
-      restore_xfsz (&xfsz);
-      report_error (profile_path, "cannot write the profile", (int) -r);
-      return false;
-    }
-  out.fd = (int) r;
-  put_profile (pid, reason, signo, s);
-  r = sys_close (out.fd);
-  if (r < 0 && out.error == 0)
-    out.error = (int) -r;
-  if (out.error == 0 && (r = sys_rename (temp_path, profile_path)) < 0)
-    out.error = (int) -r;
-  if (out.error != 0)
-    sys_unlink (temp_path);
+  err = write_into (pid, reason, signo, s, special);
   restore_xfsz (&xfsz);
-  if (out.error != 0)
+  if (err != 0)
     {
-      report_error (profile_path, "cannot write the profile", out.error);
+      report_error (profile_path, "cannot write the profile", err);
       return false;
     }
-  rt_memcpy (written_path, profile_path, rt_strlen (profile_path) + 1);
+  if (!special)
+    rt_memcpy (written_path, profile_path, rt_strlen (profile_path) + 1);
   return true;
 }
 
