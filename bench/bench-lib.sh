@@ -22,6 +22,17 @@ bench_die () {
   exit 2
 }
 
+# bench_build_dir TOP: print the build directory of source tree TOP:
+# TOP/build (scripts/setup-debian.sh builds there), else TOP itself
+# (a tree configured in place).
+bench_build_dir () {
+  if [ -x "$1/build/profcopy/profcopy" ]; then
+    echo "$1/build"
+  else
+    echo "$1"
+  fi
+}
+
 # bench_need_tool TOOL WHY: fail unless TOOL is an executable command.
 bench_need_tool () {
   command -v "$1" >/dev/null 2>&1 || [ -x "$1" ] \

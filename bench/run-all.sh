@@ -81,12 +81,9 @@ set -u
 prog=run-all.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-# The build directory: build/ (scripts/setup-debian.sh), else a tree
-# configured in place.
-build=$top/build
-[ -x "$build/profcopy/profcopy" ] || build=$top
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh" || exit 2
+build=$(bench_build_dir "$top")
 
 runs=5
 scale=10
