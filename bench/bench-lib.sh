@@ -86,7 +86,7 @@ bench_guest () {
     cd "$rundir" || exit 125
     ulimit -f "$bench_file_limit_kib"
     exec env -i PATH=/usr/bin:/bin LC_ALL=C $genv \
-      timeout "$timeout_s" "$qemu" -L "$sysroot" \
+      timeout -k 10 "$timeout_s" "$qemu" -L "$sysroot" \
       ${pout:+-plugin "$plugin,out=$pout"} "$@"
   ) < "$input" > "$out" 2> "$err"; } 2>> "$err"
 }

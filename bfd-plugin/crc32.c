@@ -33,15 +33,21 @@ make_tables (uint32_t table[4][256])
 uint32_t
 crc32_ieee (const unsigned char *data, size_t len)
 {
+  return crc32_ieee_add (0, data, len);
+}
+
+uint32_t
+crc32_ieee_add (uint32_t crc, const unsigned char *data, size_t len)
+{
   static uint32_t table[4][256];
   static int have_table;
-  uint32_t crc = 0xffffffffu;
 
   if (!have_table)
     {
       make_tables (table);
       have_table = 1;
     }
+  crc ^= 0xffffffffu;
   for (; len >= 4; len -= 4, data += 4)
     {
       crc ^= (uint32_t) data[0] | (uint32_t) data[1] << 8

@@ -14,4 +14,9 @@
    bytes at DATA.  */
 uint32_t crc32_ieee (const unsigned char *data, size_t len);
 
+/* Return the CRC-32 of the bytes CRC was the CRC-32 of (0 for none)
+   followed by the LEN bytes at DATA, as zlib's crc32 does.  */
+uint32_t crc32_ieee_add (uint32_t crc, const unsigned char *data,
+			 size_t len);
+
 #endif /* PROFCOPY_CRC32_H */

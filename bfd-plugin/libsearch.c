@@ -15,7 +15,17 @@
    directories; DF_1_NODEFLIB skips the last two groups.  A candidate
    that is not a MIPS o32 shared object of the right byte order is
    passed over, as ld.so passes over incompatible objects.  Objects are
-   visited breadth-first, as ld.so loads them.  */
+   visited breadth-first, as ld.so loads them.
+
+   A program whose PT_INTERP is musl's loader (ld-musl-ARCH.so.1) is
+   searched as musl's loader searches: the -L directories (its
+   LD_LIBRARY_PATH), the DT_RPATH or DT_RUNPATH of the requesting object
+   and of the objects that loaded it, then the directories of the
+   sysroot's /etc/ld-musl-ARCH.path (separated by newlines or colons),
+   or /lib:/usr/local/lib:/usr/lib without it.  musl's libc.so is its
+   loader, and the names the loader takes for itself (libc, libm,
+   libpthread, librt, libdl, libutil, libxnet) are left alone, as
+   glibc's ld.so is.  */
 
 #include <config.h>
 
@@ -64,6 +74,9 @@ struct search_state
   const struct lib_search *search;
   char *sysroot;		/* Without a trailing '/'; "" for none.  */
   const char *interp_base;	/* Basename of the executable's PT_INTERP.  */
+  bool musl;			/* The PT_INTERP is musl's loader.  */
+  char *musl_path;		/* Its search path, colon-separated (NULL
+				   until it is read).  */
   struct loaded *loaded;
   size_t n_loaded;
   struct dir_list conf;		/* From ld.so.conf.  */
@@ -383,6 +396,68 @@ read_conf (struct search_state *st, const char *file, int depth)
   fclose (f);
 }
 
+/* The search path of musl's loader ST->interp_base, as its path file
+   in the sysroot gives it, colon-separated; NULL when out of memory.  */
+
+static char *
+musl_search_path (const struct search_state *st)
+{
+  const char *base = st->interp_base + strlen ("ld-musl-");
+  const char *dot = strstr (base, ".so");
+  size_t arch_len = dot != NULL ? (size_t) (dot - base) : strlen (base);
+  char *file = NULL, *path;
+  FILE *f;
+
+  if (asprintf (&file, "%s/etc/ld-musl-%.*s.path", st->sysroot,
+		(int) arch_len, base) < 0)
+    return NULL;
+  f = fopen (file, "r");
+  free (file);
+  if (f == NULL)
+    return strdup ("/lib:/usr/local/lib:/usr/lib");
+  path = calloc (1, 1);
+  for (int c; path != NULL && (c = getc (f)) != EOF;)
+    {
+      size_t len = strlen (path);
+      char *grown = realloc (path, len + 2);
+      if (grown == NULL || len >= 65536)
+	{
+	  free (grown != NULL ? grown : path);
+	  path = NULL;
+	  break;
+	}
+      path = grown;
+      path[len] = c == '\n' ? ':' : (char) c;
+      path[len + 1] = '\0';
+    }
+  fclose (f);
+  return path;
+}
+
+/* Find NAME, needed by loaded object REQ, as musl's loader would.  */
+
+static char *
+find_library_musl (struct search_state *st, size_t req, const char *name)
+{
+  char *found = NULL;
+  size_t i;
+
+  for (i = 0; found == NULL && i < st->search->n_library_path; i++)
+    found = try_dir (st, st->search->library_path[i], name);
+  for (i = req; found == NULL && i != NO_LOADER; i = st->loaded[i].loader)
+    {
+      const struct loaded *l = &st->loaded[i];
+      const char *list = l->runpath != NULL ? l->runpath : l->rpath;
+      if (list != NULL)
+	found = search_path_list (st, list, l->origin, name);
+    }
+  if (found == NULL && st->musl_path == NULL)
+    st->musl_path = musl_search_path (st);
+  if (found == NULL && st->musl_path != NULL)
+    found = search_path_list (st, st->musl_path, "", name);
+  return found;
+}
+
 /* Find NAME, needed by loaded object REQ; malloc'd host path or NULL.  */
 
 static char *
@@ -402,6 +477,8 @@ find_library (struct search_state *st, size_t req, const char *name)
       free (path);
       return found;
     }
+  if (st->musl)
+    return find_library_musl (st, req, name);
 
   if (r->runpath == NULL)
     for (i = req; found == NULL && i != NO_LOADER; i = st->loaded[i].loader)
@@ -500,14 +577,22 @@ add_loaded (struct search_state *st, const struct mips_object *obj,
   return l->path != NULL && l->origin != NULL;
 }
 
-/* True if NAME is the dynamic linker, which profcopy leaves alone.  */
+/* True if NAME is the dynamic linker, which profcopy leaves alone
+   (with musl's, one of the names it takes for itself).  */
 
 static bool
 is_dynamic_linker (const struct search_state *st, const char *name)
 {
+  static const char *const musl_self[] = {
+    "c.", "pthread.", "rt.", "m.", "dl.", "util.", "xnet."
+  };
   const char *base = strrchr (name, '/');
 
   base = base != NULL ? base + 1 : name;
+  if (st->musl && strncmp (base, "lib", 3) == 0)
+    for (size_t i = 0; i < sizeof musl_self / sizeof musl_self[0]; i++)
+      if (strncmp (base + 3, musl_self[i], strlen (musl_self[i])) == 0)
+	return true;
   return strncmp (base, "ld.so", 5) == 0 || strncmp (base, "ld-linux", 8) == 0
 	 || (st->interp_base != NULL && strcmp (base, st->interp_base) == 0);
 }
@@ -609,6 +694,8 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
       const char *slash = strrchr (exe.interp, '/');
       interp_copy = strdup (slash != NULL ? slash + 1 : exe.interp);
       st.interp_base = interp_copy;
+      st.musl = interp_copy != NULL
+		&& strncmp (interp_copy, "ld-musl-", 8) == 0;
     }
   ok = st.sysroot != NULL && add_loaded (&st, &exe, exe_path, NO_LOADER);
   object_close (&exe);
@@ -650,6 +737,7 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
   free (st.loaded);
   dir_list_free (&st.conf);
   free (st.sysroot);
+  free (st.musl_path);
   free (interp_copy);
   if (!ok)
     {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "copy-tables.h"
 #include "errmsg.h"
 #include "file-image.h"
 #include "profile-read.h"
@@ -170,22 +171,163 @@ derive_counts (bool be, bool pairs, struct prof_object *obj,
   return errmsg_format (errmsg, "object %u: bad derivation table", index);
 }
 
-/* Decode the object record at DATA + OFF (SIZE bytes in all) of a file
-   of version VERSION and byte order BE into *OBJ; set *NEXT to the
-   offset after it.  INDEX is its number, for messages.  */
+/* A profiled copy read for its tables: FOUND is where.  */
+struct profile_copy
+{
+  char *found;
+  struct file_image image;
+  struct copy_tables tables;
+};
+
+/* The copy of SET at PATH: read already, or now.  NULL, with *ERR an
+   errno value or a FILE_IMAGE_ code, or 0 and *WHY a malloc'd reason,
+   if it cannot be read or is not a profiled copy.  */
+
+static const struct profile_copy *
+read_copy (struct profile_set *set, const char *path, int *err, char **why)
+{
+  struct profile_copy c, *grown;
+
+  *err = 0;
+  *why = NULL;
+  for (size_t i = 0; i < set->n_copies; i++)
+    if (strcmp (set->copies[i].found, path) == 0)
+      return &set->copies[i];
+  memset (&c, 0, sizeof c);
+  *err = file_image_read (path, &c.image);
+  if (*err != 0)
+    return NULL;
+  if (!copy_tables_find (c.image.data, c.image.size, &c.tables, why))
+    {
+      file_image_free (&c.image);
+      return NULL;
+    }
+  c.found = strdup (path);
+  grown = c.found == NULL ? NULL
+	  : realloc (set->copies, (set->n_copies + 1) * sizeof *grown);
+  if (grown == NULL)
+    {
+      free (c.found);
+      file_image_free (&c.image);
+      *err = ENOMEM;
+      return NULL;
+    }
+  set->copies = grown;
+  set->copies[set->n_copies] = c;
+  return &set->copies[set->n_copies++];
+}
+
+/* True if the tables T of a copy are those of OBJ's record, whose
+   other figures are DERIVE_SIZE, N_WINDOW and TABLES_CRC.  */
 
 static bool
-parse_record (const unsigned char *data, size_t size, size_t off,
-	      uint32_t version, bool be, unsigned index,
-	      struct prof_object *obj, size_t *next, char **errmsg)
+copy_matches (const struct copy_tables *t, bool be,
+	      const struct prof_object *obj, uint32_t derive_size,
+	      uint32_t n_window, uint32_t tables_crc)
+{
+  return (t->big_endian == be && t->checksum == obj->checksum
+	  && t->file_size == obj->file_size && t->n_blocks == obj->n_blocks
+	  && t->derive_size == derive_size && t->n_window == n_window
+	  && t->tables_crc == tables_crc);
+}
+
+/* Find the tables of record INDEX, of byte order BE, that OBJ begins
+   to decode and whose copy the process loaded from COPY_PATH: in SET's
+   copy directories, then at COPY_PATH.  */
+
+static const struct copy_tables *
+find_copy_tables (struct profile_set *set, const char *copy_path, bool be,
+		  const struct prof_object *obj, uint32_t derive_size,
+		  uint32_t n_window, uint32_t tables_crc, unsigned index,
+		  char **errmsg)
+{
+  const char *slash = strrchr (copy_path, '/');
+  const char *base = slash != NULL ? slash + 1 : copy_path;
+  char *other = NULL, *bad = NULL, *why = NULL;
+  int err = 0;
+
+  for (size_t i = 0; i <= set->n_copy_dirs; i++)
+    {
+      char *name = NULL;
+      const char *path = copy_path;
+      const struct profile_copy *c;
+      int e;
+      char *w;
+      if (i < set->n_copy_dirs)
+	{
+	  if (asprintf (&name, "%s/%s", set->copy_dirs[i], base) < 0)
+	    {
+	      errmsg_format (errmsg, "out of memory");
+	      goto out;
+	    }
+	  path = name;
+	}
+      c = read_copy (set, path, &e, &w);
+      if (c != NULL && copy_matches (&c->tables, be, obj, derive_size,
+				     n_window, tables_crc))
+	{
+	  free (name);
+	  free (other);
+	  free (bad);
+	  free (why);
+	  return &c->tables;
+	}
+      /* Keep the first copy that is another's, and the first reason
+	 that says more than "not found".  */
+      if (c != NULL && other == NULL)
+	other = strdup (path);
+      else if (c == NULL && bad == NULL
+	       && (w != NULL || (e != ENOENT && e != ENOTDIR)))
+	{
+	  bad = strdup (path);
+	  err = e;
+	  why = w;
+	  w = NULL;
+	}
+      free (w);
+      free (name);
+    }
+  if (other != NULL)
+    errmsg_format (errmsg, "object %u (%s): %s is not the profiled copy"
+		   " that wrote this profile (rewritten since?); name the"
+		   " directory of that copy with --copy-dir=DIR",
+		   index, obj->path, other);
+  else if (bad != NULL)
+    errmsg_format (errmsg, "object %u (%s): its tables are in its profiled"
+		   " copy, and %s cannot be read as one: %s", index,
+		   obj->path, bad, why != NULL ? why : file_image_error (err));
+  else
+    errmsg_format (errmsg, "object %u (%s): its tables are in its profiled"
+		   " copy %s, which is not there; name the directory the"
+		   " copies are in with --copy-dir=DIR", index, obj->path,
+		   copy_path);
+ out:
+  free (other);
+  free (bad);
+  free (why);
+  return NULL;
+}
+
+/* Decode the object record at DATA + OFF (SIZE bytes in all) of a file
+   of version VERSION and byte order BE into *OBJ, with SET's copies
+   for the tables a record leaves out; set *NEXT to the offset after
+   it.  INDEX is its number, for messages.  */
+
+static bool
+parse_record (struct profile_set *set, const unsigned char *data,
+	      size_t size, size_t off, uint32_t version, bool be,
+	      unsigned index, struct prof_object *obj, size_t *next,
+	      char **errmsg)
 {
   const unsigned char *r = data + off;
-  uint64_t record_size, need, path_pad, bid_pad, derive_pad = 0, wb_pad = 0;
-  uint64_t n_counts;
+  uint64_t record_size, need, path_pad, bid_pad, copy_pad = 0;
+  uint64_t derive_pad = 0, wb_pad = 0, n_counts;
   uint32_t path_len, bid_len, n, derive_size = 0, n_edges = 0, n_window = 0;
+  uint32_t copy_len = 0, tables_crc = 0, where = PCPROF_TABLES_HERE;
   uint32_t header_size = (version == PCPROF_VERSION_1 ? PCPROF_RECORD_SIZE_1
+			  : version < PCPROF_VERSION_4 ? PCPROF_RECORD_SIZE_3
 			  : PCPROF_RECORD_SIZE);
-  const unsigned char *p;
+  const unsigned char *p, *blocks, *derive, *wb;
 
   memset (obj, 0, sizeof *obj);
   if (size - off < header_size)
@@ -202,6 +344,17 @@ parse_record (const unsigned char *data, size_t size, size_t off,
       derive_pad = PCPROF_PAD8 ((uint64_t) derive_size);
       wb_pad = PCPROF_PAD8 (4 * (uint64_t) n_window);
     }
+  if (version >= PCPROF_VERSION_4)
+    {
+      tables_crc = get32 (be, r + PCPROF_R_TABLES_CRC);
+      copy_len = get32 (be, r + PCPROF_R_COPY_PATH_LEN);
+      where = get32 (be, r + PCPROF_R_TABLES);
+      if (copy_len == 0 || copy_len > PCPROF_MAX_PATH_LEN
+	  || (where != PCPROF_TABLES_HERE && where != PCPROF_TABLES_IN_COPY))
+	return errmsg_format (errmsg, "object %u: bad copy path length or"
+			      " tables field", index);
+      copy_pad = PCPROF_PAD8 ((uint64_t) copy_len + 1);
+    }
   if (path_len == 0 || path_len > PCPROF_MAX_PATH_LEN
       || bid_len > PCPROF_MAX_BUILD_ID_LEN)
     return errmsg_format (errmsg, "object %u: bad path or build-id length",
@@ -209,8 +362,10 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   path_pad = PCPROF_PAD8 ((uint64_t) path_len + 1);
   bid_pad = PCPROF_PAD8 ((uint64_t) bid_len);
   n_counts = (uint64_t) n + n_edges + n_window;
-  need = header_size + path_pad + bid_pad + (uint64_t) n * PCPROF_BLOCK_SIZE
-	 + derive_pad + wb_pad + n_counts * PCPROF_COUNT_SIZE;
+  need = header_size + path_pad + bid_pad + copy_pad
+	 + n_counts * PCPROF_COUNT_SIZE;
+  if (where == PCPROF_TABLES_HERE)
+    need += (uint64_t) n * PCPROF_BLOCK_SIZE + derive_pad + wb_pad;
   if (record_size < need || record_size % 8 != 0)
     return errmsg_format (errmsg, "object %u: bad record size %llu", index,
 			  (unsigned long long) record_size);
@@ -220,6 +375,10 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   p = r + header_size;
   if (memchr (p, '\0', path_len) != NULL || p[path_len] != '\0')
     return errmsg_format (errmsg, "object %u: bad path", index);
+  if (copy_len != 0
+      && (memchr (p + path_pad + bid_pad, '\0', copy_len) != NULL
+	  || p[path_pad + bid_pad + copy_len] != '\0'))
+    return errmsg_format (errmsg, "object %u: bad copy path", index);
   obj->flags = get32 (be, r + PCPROF_R_FLAGS);
   obj->checksum = get32 (be, r + PCPROF_R_CHECKSUM);
   obj->file_size = get32 (be, r + PCPROF_R_FILE_SIZE);
@@ -227,23 +386,45 @@ parse_record (const unsigned char *data, size_t size, size_t off,
   obj->build_id_len = bid_len;
   memcpy (obj->build_id, p + path_pad, bid_len);
   obj->path = strdup ((const char *) p);
+  if (obj->path == NULL)
+    return errmsg_format (errmsg, "out of memory");
+  p += path_pad + bid_pad;
+  if (where == PCPROF_TABLES_HERE)
+    {
+      blocks = p + copy_pad;
+      derive = blocks + (size_t) n * PCPROF_BLOCK_SIZE;
+      wb = derive + derive_pad;
+      p = wb + wb_pad;
+    }
+  else
+    {
+      const struct copy_tables *t
+	= find_copy_tables (set, (const char *) p, be, obj, derive_size,
+			    n_window, tables_crc, index, errmsg);
+      if (t == NULL)
+	{
+	  free_object (obj);
+	  return false;
+	}
+      blocks = t->blocks;
+      derive = t->derive;
+      wb = t->window_blocks;
+      p += copy_pad;
+    }
   obj->blocks = calloc (n > 0 ? n : 1, sizeof *obj->blocks);
   obj->counts = calloc (n > 0 ? n : 1, sizeof *obj->counts);
-  if (obj->path == NULL || obj->blocks == NULL || obj->counts == NULL)
+  if (obj->blocks == NULL || obj->counts == NULL)
     {
       free_object (obj);
       return errmsg_format (errmsg, "out of memory");
     }
-  p += path_pad + bid_pad;
   for (uint32_t b = 0; b < n; b++)
     {
-      obj->blocks[b].start = get32 (be, p + b * PCPROF_BLOCK_SIZE);
-      obj->blocks[b].size = get32 (be, p + b * PCPROF_BLOCK_SIZE + 4);
+      obj->blocks[b].start = get32 (be, blocks + b * PCPROF_BLOCK_SIZE);
+      obj->blocks[b].size = get32 (be, blocks + b * PCPROF_BLOCK_SIZE + 4);
     }
-  p += (size_t) n * PCPROF_BLOCK_SIZE;
-  if (!derive_counts (be, version >= PCPROF_VERSION_3, obj, p, derive_size,
-		      n_edges, p + derive_pad,
-		      n_window, p + derive_pad + wb_pad, index, errmsg))
+  if (!derive_counts (be, version >= PCPROF_VERSION_3, obj, derive,
+		      derive_size, n_edges, wb, n_window, p, index, errmsg))
     {
       free_object (obj);
       return false;
@@ -316,7 +497,8 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       goto cleanup;
     }
   version = get32 (be, data + PCPROF_H_VERSION);
-  if (version != PCPROF_VERSION && version != PCPROF_VERSION_2
+  if (version != PCPROF_VERSION && version != PCPROF_VERSION_3
+      && version != PCPROF_VERSION_2
       && !(version == PCPROF_VERSION_1 && !be))
     {
       errmsg_format (errmsg, "unsupported profile version %u (this profreport"
@@ -346,8 +528,8 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
   off = header_size;
   for (i = 0; i < n_objs; i++)
     {
-      if (!parse_record (data, size, off, version, be, i, &objs[i], &off,
-			 errmsg))
+      if (!parse_record (set, data, size, off, version, be, i, &objs[i],
+			 &off, errmsg))
 	goto cleanup;
       for (uint32_t j = 0; j < i; j++)
 	if (same_object (&objs[j], &objs[i]))
@@ -418,4 +600,12 @@ profile_set_free (struct profile_set *set)
   free (set->objects);
   set->objects = NULL;
   set->n_objects = 0;
+  for (size_t i = 0; i < set->n_copies; i++)
+    {
+      free (set->copies[i].found);
+      file_image_free (&set->copies[i].image);
+    }
+  free (set->copies);
+  set->copies = NULL;
+  set->n_copies = 0;
 }

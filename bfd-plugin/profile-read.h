@@ -39,15 +39,29 @@ struct prof_object
   uint64_t *counts;		/* Saturating sums.  */
 };
 
+struct profile_copy;
+
 struct profile_set
 {
   struct prof_object *objects;
   size_t n_objects;
+  /* A record of version 4 may leave its object's tables in the
+     profiled copy that wrote it (copy-tables.h).  The copy is looked
+     for as DIR/NAME in each of the N_COPY_DIRS directories COPY_DIRS
+     (set by the caller), NAME its base name, then under the name the
+     process loaded it from.  */
+  const char *const *copy_dirs;
+  size_t n_copy_dirs;
+  /* The copies read so far (profile-read.c).  */
+  struct profile_copy *copies;
+  size_t n_copies;
 };
 
 /* Read the profile FILE and merge its objects into SET.  On failure
    return false, set *ERRMSG to a malloc'd reason (without the file
-   name) and leave SET unchanged.  FILE must outlive SET.  */
+   name) and leave SET's objects unchanged (the copies read stay, for
+   the next profile; profile_set_free frees them).  FILE must outlive
+   SET.  */
 bool profile_read (struct profile_set *set, const char *file,
 		   char **errmsg);
 

@@ -17,20 +17,24 @@
      object record 0
      ...
 
-   An object record (version 3) is a record header (PCPROF_RECORD_SIZE
+   An object record (version 4) is a record header (PCPROF_RECORD_SIZE
    bytes) followed by, each padded with zeros to a multiple of 8 bytes:
    the original path (PATH_LEN bytes and a NUL); the build-id
-   (BUILD_ID_LEN bytes); the block table (N_BLOCKS pairs of 32-bit start
-   and size); the derivation table (DERIVE_SIZE bytes, as segment.h's
-   struct pc_derive and the tables after it); the window's list
-   (N_WINDOW 32-bit words, as segment.h's window_blocks); then the
+   (BUILD_ID_LEN bytes); the profiled copy's path (COPY_PATH_LEN bytes
+   and a NUL); when TABLES says PCPROF_TABLES_HERE, the tables: the
+   block table (N_BLOCKS pairs of 32-bit start and size), the
+   derivation table (DERIVE_SIZE bytes, as segment.h's struct
+   pc_derive and the tables after it) and the window's list (N_WINDOW
+   32-bit words, as segment.h's window_blocks), which are otherwise
+   read from the copy (segment.h's tables_crc is their CRC); then the
    counters, N_BLOCKS + N_EDGES + N_WINDOW 64-bit counts: the blocks',
    the derivation's counted edges', the window's, each as two 32-bit
-   words, the low one first, as segment.h's struct pc_counter (version
-   2 had 64-bit values; the same bytes little-endian).  RECORD_SIZE is
-   the size of all of that.  A version 1 file is little-endian and its
-   records have a 32-byte header, the block table and N_BLOCKS counts
-   (nothing derived).  */
+   words, the low one first, as segment.h's struct pc_counter.
+   RECORD_SIZE is the size of all of that.  A version 3 record has a
+   48-byte header and always the tables, and no copy path; version 2
+   is version 3 with 64-bit counts (the same bytes little-endian).  A
+   version 1 file is little-endian and its records have a 32-byte
+   header, the block table and N_BLOCKS counts (nothing derived).  */
 
 #ifndef PROFCOPY_PROFILE_FORMAT_H
 #define PROFCOPY_PROFILE_FORMAT_H
@@ -40,10 +44,11 @@
 #define PCPROF_MAGIC_LEN 8
 
 /* The version this header describes.  A reader rejects other versions.  */
-#define PCPROF_VERSION 3
-#define PCPROF_VERSION_3 3
+#define PCPROF_VERSION 4
+#define PCPROF_VERSION_4 4
 
 /* The older versions a reader still reads.  */
+#define PCPROF_VERSION_3 3
 #define PCPROF_VERSION_2 2
 #define PCPROF_VERSION_1 1
 
@@ -83,9 +88,16 @@
 #define PCPROF_R_DERIVE_SIZE	32	/* Bytes; 0: every block is counted.  */
 #define PCPROF_R_N_EDGES	36	/* Counted edges of the derivation.  */
 #define PCPROF_R_N_WINDOW	40	/* Window counters.  */
-#define PCPROF_R_RESERVED	44	/* 0.  */
-#define PCPROF_RECORD_SIZE	48
+#define PCPROF_R_TABLES_CRC	44	/* segment.h's tables_crc (version 4).  */
+#define PCPROF_R_COPY_PATH_LEN	48	/* Without the NUL (version 4).  */
+#define PCPROF_R_TABLES		52	/* PCPROF_TABLES_* (version 4).  */
+#define PCPROF_RECORD_SIZE	56
+#define PCPROF_RECORD_SIZE_3	48	/* Of versions 2 and 3.  */
 #define PCPROF_RECORD_SIZE_1	32	/* Of version 1.  */
+
+/* Where an object's tables are (PCPROF_R_TABLES).  */
+#define PCPROF_TABLES_IN_COPY	0	/* Only in the profiled copy.  */
+#define PCPROF_TABLES_HERE	1	/* In the record too.  */
 
 /* Bytes of one block table entry and of one count.  */
 #define PCPROF_BLOCK_SIZE	8

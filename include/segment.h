@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PC_SEGMENT_MAGIC "PROFCPY"	/* 8 bytes with the NUL.  */
-#define PC_SEGMENT_VERSION 8
+#define PC_SEGMENT_VERSION 9
 
 struct pc_segment_header
 {
@@ -70,6 +70,13 @@ struct pc_segment_header
      runtime writes it here when it starts, and the jumps skip the
      note while it is 0.  */
   uint32_t jump_note;
+  /* The CRC-32 (IEEE) of the copy's tables as they are in the file:
+     the N_BLOCKS entries at BLOCKS, then the derivation table at
+     DERIVE with the tables after it, then the N_WINDOW words at
+     WINDOW_BLOCKS.  A profile that leaves the tables out gives it with
+     the copy's name as it was loaded (the runtime's), and profreport
+     reads the tables there and checks them with it.  */
+  uint32_t tables_crc;
 };
 
 /* The last jump noted: the run-time address of its note in the

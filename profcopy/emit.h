@@ -151,7 +151,11 @@ enum long_kind
   LONG_COND_PC,			/* Inverted branch around the bal jump.  */
   LONG_JUMP_PAD,		/* slot; save at and ra; bal jump to the
 				   target's restore pad.  */
-  LONG_COND_PAD			/* Inverted branch around that.  */
+  LONG_COND_PAD,		/* Inverted branch around that.  */
+  LONG_DATA_BAL			/* A bal over data that the code after it
+				   reads through ra: bal; slot; the data,
+				   code addresses made the copy's; b to the
+				   target; nop.  */
 };
 
 enum count_kind
@@ -264,6 +268,8 @@ struct emitter
   uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
   int16_t *gp_saved;		/* Per word: the offset from sp of a frame
 				   slot that holds a valid gp, or -1.  */
+  uint8_t *gp_untrusted;	/* Per word (or NULL): a reload of gp from
+				   a slot that may not hold a valid gp.  */
   uint8_t *t9_valid;		/* t9 holds the new address of the entry of
 				   the word's function.  */
 

@@ -88,6 +88,10 @@ struct options
   long jobs;			/* -j: objects rewritten at once, 0: one per
 				   processor.  */
   struct profile_set used;	/* The profiles of --use-profile.  */
+  const char **profiles;	/* Their names, N_PROFILES of them.  */
+  size_t n_profiles;
+  const char **copy_dirs;	/* --copy-dir, N_COPY_DIRS of them.  */
+  size_t n_copy_dirs;
   /* With --whole-program: the closure's dynamic symbols, the program
      first, then the runtime, then the libraries (struct job's
      SCOPE_INDEX).  */
@@ -99,6 +103,7 @@ enum option_code
 {
   OPTION_ALL_BLOCKS = 256,
   OPTION_CALLS,
+  OPTION_COPY_DIR,
   OPTION_COUNTER_CARRY,
   OPTION_COUNTER_UPDATE,
   OPTION_DUMP_BLOCKS,
@@ -115,6 +120,7 @@ enum option_code
 static const struct option long_options[] = {
   { "all-blocks", no_argument, NULL, OPTION_ALL_BLOCKS },
   { "calls", no_argument, NULL, OPTION_CALLS },
+  { "copy-dir", required_argument, NULL, OPTION_COPY_DIR },
   { "counter-carry", required_argument, NULL, OPTION_COUNTER_CARRY },
   { "counter-update", required_argument, NULL, OPTION_COUNTER_UPDATE },
   { "dump-blocks", no_argument, NULL, OPTION_DUMP_BLOCKS },
@@ -174,6 +180,8 @@ usage (FILE *stream, int status)
                                    PROFILE, from an earlier run of the same\n\
                                    files: the counts stay exact, fewer\n\
                                    counters run (may be given again)\n\
+      --copy-dir=DIR             Look for the profiled copies that wrote\n\
+                                   the --use-profile profiles in DIR first\n\
       --runtime=FILE             The runtime library to copy with\n\
                                    --whole-program (default: %s/mips[el]/%s)\n\
       --dump-relocs              Print the relocation information table\n\
@@ -874,6 +882,15 @@ parse_options (int argc, char **argv, struct options *opts)
 {
   int c;
 
+  opts->profiles = calloc (argc > 0 ? (size_t) argc : 1,
+			   sizeof *opts->profiles);
+  opts->copy_dirs = calloc (argc > 0 ? (size_t) argc : 1,
+			    sizeof *opts->copy_dirs);
+  if (opts->profiles == NULL || opts->copy_dirs == NULL)
+    {
+      fprintf (stderr, "%s: out of memory\n", program_name);
+      return EXIT_FAILURE;
+    }
   while ((c = getopt_long (argc, argv, "hj:L:o:vV", long_options, NULL)) != -1)
     switch (c)
       {
@@ -941,16 +958,10 @@ parse_options (int argc, char **argv, struct options *opts)
 	opts->sysroot = optarg;
 	break;
       case OPTION_USE_PROFILE:
-	{
-	  char *err = NULL;
-	  if (!profile_read (&opts->used, optarg, &err))
-	    {
-	      file_error (optarg, "%s", err != NULL ? err : "cannot read");
-	      free (err);
-	      profile_set_free (&opts->used);
-	      return EXIT_FAILURE;
-	    }
-	}
+	opts->profiles[opts->n_profiles++] = optarg;
+	break;
+      case OPTION_COPY_DIR:
+	opts->copy_dirs[opts->n_copy_dirs++] = optarg;
 	break;
       case 'L':
 	{
@@ -980,6 +991,20 @@ parse_options (int argc, char **argv, struct options *opts)
 	return EXIT_FAILURE;
       }
 
+  /* The profiles are read once every --copy-dir is known.  */
+  opts->used.copy_dirs = opts->copy_dirs;
+  opts->used.n_copy_dirs = opts->n_copy_dirs;
+  for (size_t i = 0; i < opts->n_profiles; i++)
+    {
+      char *err = NULL;
+      if (!profile_read (&opts->used, opts->profiles[i], &err))
+	{
+	  file_error (opts->profiles[i], "%s",
+		      err != NULL ? err : "cannot read");
+	  free (err);
+	  return EXIT_FAILURE;
+	}
+    }
   return -1;
 }
 
@@ -1087,5 +1112,7 @@ main (int argc, char **argv)
       }
   free (opts.library_path);
   profile_set_free (&opts.used);
+  free (opts.profiles);
+  free (opts.copy_dirs);
   return status ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -221,7 +221,7 @@ bool find_narrowable (struct narrowing *n);
 
 /* analyse/regstate.c.  */
 
-bool gp_step (bool valid, const struct insn *insn);
+bool gp_step (const struct emitter *e, bool valid, const struct insn *insn);
 
 bool gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
 		     const struct insn *ctl);
@@ -229,6 +229,8 @@ bool gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
 bool gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg);
 
 bool gp_saved_dataflow (struct emitter *e);
+
+int gp_check_reloads (struct emitter *e);
 
 uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			const struct insn *insn);

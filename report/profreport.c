@@ -35,6 +35,7 @@ enum option_code
   OPTION_CALLGRIND,
   OPTION_CALLS,
   OPTION_CHROME,
+  OPTION_COPY_DIR,
   OPTION_DOT,
   OPTION_EDGE_THRES,
   OPTION_FORMAT,
@@ -53,6 +54,7 @@ static const struct option long_options[] = {
   { "callgrind", required_argument, NULL, OPTION_CALLGRIND },
   { "calls", no_argument, NULL, OPTION_CALLS },
   { "chrome", required_argument, NULL, OPTION_CHROME },
+  { "copy-dir", required_argument, NULL, OPTION_COPY_DIR },
   { "dot", required_argument, NULL, OPTION_DOT },
   { "edge-thres", required_argument, NULL, OPTION_EDGE_THRES },
   { "format", required_argument, NULL, OPTION_FORMAT },
@@ -90,6 +92,9 @@ usage (FILE *stream, int status)
                                    profile: callers and callees with counts\n\
       --chrome=FILE              Also write the traces to FILE as Chrome\n\
                                    trace event JSON\n\
+      --copy-dir=DIR             Look for the profiled copies, which hold\n\
+                                   the block tables, in DIR first (given\n\
+                                   again, in each DIR in turn)\n\
       --dot=FILE                 Also write the call graph to FILE as a\n\
                                    Graphviz digraph\n\
       --edge-thres=PCT           Leave out of the graph the edges\n\
@@ -297,7 +302,9 @@ main (int argc, char **argv)
   struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1,
 				 NULL, NULL, false };
   const char *output = NULL;
-  struct profile_set set = { NULL, 0 };
+  struct profile_set set;
+  const char **copy_dirs = NULL;
+  size_t n_copy_dirs = 0;
   struct report report;
   FILE *out = stdout;
   int status = EXIT_SUCCESS;
@@ -309,6 +316,13 @@ main (int argc, char **argv)
       program_name = slash != NULL ? slash + 1 : argv[0];
       /* getopt's messages start with argv[0]: the name, not the path.  */
       argv[0] = (char *) program_name;
+    }
+  memset (&set, 0, sizeof set);
+  copy_dirs = calloc (argc > 0 ? (size_t) argc : 1, sizeof *copy_dirs);
+  if (copy_dirs == NULL)
+    {
+      error_message ("out of memory");
+      return EXIT_FAILURE;
     }
   while ((c = getopt_long (argc, argv, "ho:V", long_options, NULL)) != -1)
     switch (c)
@@ -343,6 +357,9 @@ main (int argc, char **argv)
       case OPTION_SYSROOT:
 	topts.sysroot = optarg;
 	report_sysroot = optarg;
+	break;
+      case OPTION_COPY_DIR:
+	copy_dirs[n_copy_dirs++] = optarg;
 	break;
       case OPTION_DOT:
 	opts.dot = optarg;
@@ -403,6 +420,8 @@ main (int argc, char **argv)
 
   /* A profile that cannot be read is skipped; the others are still
      reported, and the exit status says that something went wrong.  */
+  set.copy_dirs = copy_dirs;
+  set.n_copy_dirs = n_copy_dirs;
   for (int i = optind; i < argc; i++)
     {
       char *err = NULL;
@@ -473,5 +492,6 @@ main (int argc, char **argv)
 
   report_free (&report);
   profile_set_free (&set);
+  free (copy_dirs);
   return status;
 }

@@ -116,7 +116,7 @@ search_and_exec (const char *file, char *const argv[], char *const envp[])
       return -1;
     }
 
-  path = rt_getenv (environ, "PATH");
+  path = rt_getenv (pcrt_current_environment (), "PATH");
   if (path == NULL)
     path = DEFAULT_PATH;
   for (p = path; ; p++)
@@ -177,7 +177,7 @@ pcrt_own_execv (const char *path, char *const argv[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
-  return raw_execve (path, argv, environ);
+  return raw_execve (path, argv, pcrt_current_environment ());
 }
 
 PCRT_HIDDEN int
@@ -193,7 +193,7 @@ pcrt_own_execvp (const char *file, char *const argv[])
 {
   pcrt_trace_flush ();
   pcrt_write_profile (PCPROF_REASON_EXEC, 0);
-  return search_and_exec (file, argv, environ);
+  return search_and_exec (file, argv, pcrt_current_environment ());
 }
 
 PCRT_HIDDEN int
@@ -425,7 +425,7 @@ pcrt_next_definition (const char *name)
 {
   const struct link_map *self = NULL;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       uintptr_t a;
       if (self == NULL)
@@ -469,7 +469,7 @@ pcrt_exec_forward (void)
   const struct link_map *self = NULL;
   uintptr_t found[8] = { 0 };
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       if (self == NULL)
 	{

@@ -7,7 +7,7 @@
 
    An object is profiled when one of its PT_LOAD segments starts with a
    profcopy segment header (segment.h) of this runtime's version.  The
-   objects are those of the dynamic linker's list, _r_debug; their
+   objects are those of the dynamic linker's list (pcrt_objects); their
    program headers are noted at start-up, or read from their ELF
    headers for the ones dlopen loads later.  Everything a header names
    is checked to lie inside its object before the runtime reads it
@@ -26,6 +26,30 @@
 #include "runtime.h"
 #include "segment.h"
 #include "sys.h"
+
+/* The dynamic linker's list: glibc's r_debug, or musl's debug record
+   (struct debug, whose first two fields are those of struct r_debug),
+   reached through the pointer musl exports.  Weak, so that the runtime
+   needs neither ld.so.1 nor libc.so.6 by name (musl's loader has
+   neither).  */
+extern struct r_debug _r_debug __attribute__ ((weak));
+extern struct r_debug *_dl_debug_addr __attribute__ ((weak));
+
+bool
+pcrt_glibc_loader (void)
+{
+  return &_r_debug != NULL;
+}
+
+const struct link_map *
+pcrt_objects (void)
+{
+  if (&_r_debug != NULL)
+    return _r_debug.r_map;
+  if (&_dl_debug_addr != NULL && _dl_debug_addr != NULL)
+    return _dl_debug_addr->r_map;
+  return NULL;
+}
 
 /* The program headers of every object loaded at start-up, noted by the
    constructor (pcrt_note_objects).  Objects loaded later (dlopen) are found
@@ -95,11 +119,90 @@ pcrt_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
   return NULL;
 }
 
-/* pcrt_view's checks, without the cache.  */
+/* pcrt_view's checks, without the cache and the copy's name.  */
 
 static bool check_view (const struct pc_segment_header *h, uintptr_t bias,
 			const ElfW (Phdr) *phdr, size_t phnum,
 			struct seg_view *v);
+static bool string_length (const char *s, uint32_t room, uint32_t *len);
+
+/* The program's file as the kernel names it (/proc/self/exe), or as it
+   was run when that cannot be read (AT_EXECFN, when absolute), noted
+   at start-up (pcrt_note_program_file); empty when neither is known.  */
+static char program_file[PCPROF_MAX_PATH_LEN + 1];
+static uint32_t program_file_len;
+
+void
+pcrt_note_program_file (const char *execfn)
+{
+  long n = sys_readlink ("/proc/self/exe", program_file,
+			 sizeof program_file - 1);
+  uint32_t len;
+
+  if (n > 0 && program_file[0] == '/')
+    program_file_len = (uint32_t) n;
+  else if (execfn != NULL && execfn[0] == '/'
+	   && string_length (execfn, sizeof program_file, &len))
+    {
+      rt_memcpy (program_file, execfn, len);
+      program_file_len = len;
+    }
+  else
+    program_file_len = 0;
+  program_file[program_file_len] = '\0';
+}
+
+/* Set V's copy name, the file the object at BIAS (program headers PHDR,
+   PHNUM) was loaded from, and count it in V's record size: the
+   dynamic linker's name for it (the path it opened, absolute unless a
+   search path or dlopen's argument was relative), the program's file
+   for the program, whose name in the list is empty (glibc) or argv[0]
+   (musl).  The object is the one of the list whose dynamic section is
+   the one PHDR gives.  Without a name, the original's base name (the
+   copy's, as profcopy writes it), which profreport looks for in the
+   directories it is given.  */
+
+static void
+name_copy (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum,
+	   struct seg_view *v)
+{
+  const struct link_map *first = pcrt_objects ();
+  uintptr_t dyn = 0;
+  const char *name = NULL;
+  uint32_t len = 0;
+
+  for (size_t i = 0; i < phnum; i++)
+    if (phdr[i].p_type == PT_DYNAMIC)
+      dyn = bias + phdr[i].p_vaddr;
+  for (const struct link_map *l = first; l != NULL && dyn != 0;
+       l = l->l_next)
+    if ((uintptr_t) l->l_ld == dyn)
+      {
+	if (l == first && program_file_len != 0)
+	  {
+	    name = program_file;
+	    len = program_file_len;
+	  }
+	else if (l->l_name != NULL
+		 && string_length (l->l_name, PCPROF_MAX_PATH_LEN + 1, &len)
+		 && len != 0)
+	  name = l->l_name;
+	else
+	  len = 0;
+	break;
+      }
+  if (len == 0)
+    {
+      name = v->path;
+      for (const char *p = v->path; *p != '\0'; p++)
+	if (*p == '/')
+	  name = p + 1;
+      len = v->path_len - (uint32_t) (name - v->path);
+    }
+  v->copy_path = name;
+  v->copy_path_len = len;
+  v->record_size += PCPROF_PAD8 (len + 1);
+}
 
 /* The views pcrt_view made, for the next look at the same object: the
    writer looks at every object four times or more, and each check costs
@@ -125,7 +228,12 @@ pcrt_view (const struct pc_segment_header *h, uintptr_t bias,
   bool ok;
 
   if (__atomic_exchange_n (&view_cache_busy, 1, __ATOMIC_ACQUIRE) != 0)
-    return check_view (h, bias, phdr, phnum, v);
+    {
+      ok = check_view (h, bias, phdr, phnum, v);
+      if (ok)
+	name_copy (bias, phdr, phnum, v);
+      return ok;
+    }
   for (unsigned i = 0; i < VIEW_CACHE_SIZE; i++)
     if (view_cache[i].header == h && view_cache[i].bias == bias
 	&& view_cache[i].checksum == h->checksum
@@ -133,6 +241,7 @@ pcrt_view (const struct pc_segment_header *h, uintptr_t bias,
       {
 	rt_memcpy (v, &view_cache[i].view, sizeof *v);
 	__atomic_store_n (&view_cache_busy, 0, __ATOMIC_RELEASE);
+	name_copy (bias, phdr, phnum, v);
 	return true;
       }
   ok = check_view (h, bias, phdr, phnum, v);
@@ -146,14 +255,32 @@ pcrt_view (const struct pc_segment_header *h, uintptr_t bias,
       rt_memcpy (&view_cache[i].view, v, sizeof *v);
     }
   __atomic_store_n (&view_cache_busy, 0, __ATOMIC_RELEASE);
+  if (ok)
+    name_copy (bias, phdr, phnum, v);
   return ok;
+}
+
+/* Set *LEN to the length of the string at S, which must end within
+   ROOM bytes and be at most PCPROF_MAX_PATH_LEN long.  */
+
+static bool
+string_length (const char *s, uint32_t room, uint32_t *len)
+{
+  const char *p = s, *end;
+
+  if (room > PCPROF_MAX_PATH_LEN + 1)
+    room = PCPROF_MAX_PATH_LEN + 1;
+  for (end = s + room; p < end && *p != '\0'; p++)
+    continue;
+  *len = (uint32_t) (p - s);
+  return p < end;
 }
 
 static bool
 check_view (const struct pc_segment_header *h, uintptr_t bias,
 	    const ElfW (Phdr) *phdr, size_t phnum, struct seg_view *v)
 {
-  uint64_t n = h->n_blocks, size;
+  uint64_t n = h->n_blocks, size, tables;
   uint32_t end;
 
   if ((h->blocks & 3) != 0 || (h->counters & 3) != 0
@@ -182,12 +309,8 @@ check_view (const struct pc_segment_header *h, uintptr_t bias,
   v->build_id_len = h->build_id_len;
   v->build_id = (const unsigned char *) (bias + h->build_id);
   v->path = (const char *) (bias + h->path);
-  for (v->path_len = 0;
-       v->path_len < end - h->path && v->path[v->path_len] != '\0';
-       v->path_len++)
-    if (v->path_len == PCPROF_MAX_PATH_LEN)
-      return false;
-  if (v->path_len == end - h->path)
+  v->tables_crc = h->tables_crc;
+  if (!string_length (v->path, end - h->path, &v->path_len))
     return false;
 
   v->derive = NULL;
@@ -213,14 +336,16 @@ check_view (const struct pc_segment_header *h, uintptr_t bias,
   if (!in_object (phdr, phnum, h->counters,
 		  (n + v->n_edges) * sizeof (struct pc_counter), NULL))
     return false;
+  /* The copy's name is added by name_copy.  */
   size = PCPROF_RECORD_SIZE + PCPROF_PAD8 (v->path_len + 1)
-	 + PCPROF_PAD8 (v->build_id_len) + n * PCPROF_BLOCK_SIZE
-	 + PCPROF_PAD8 ((uint64_t) v->derive_size)
-	 + PCPROF_PAD8 (4 * (uint64_t) v->n_window)
+	 + PCPROF_PAD8 (v->build_id_len)
 	 + (n + v->n_edges + v->n_window) * PCPROF_COUNT_SIZE;
-  if (size > UINT32_MAX)
+  tables = n * PCPROF_BLOCK_SIZE + PCPROF_PAD8 ((uint64_t) v->derive_size)
+	   + PCPROF_PAD8 (4 * (uint64_t) v->n_window);
+  if (size + tables + PCPROF_MAX_PATH_LEN + 1 > UINT32_MAX)
     return false;
   v->record_size = (uint32_t) size;
+  v->tables_size = (uint32_t) tables;
   return true;
 }
 
@@ -275,13 +400,13 @@ pcrt_note_objects (const ElfW (Phdr) *main_phdr, size_t main_phnum,
 {
   bool profiled = false;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       const ElfW (Phdr) *phdr = NULL;
       size_t phnum = 0;
       const struct pc_segment_header *h;
 
-      if (l == _r_debug.r_map && main_phdr != NULL)
+      if (l == pcrt_objects () && main_phdr != NULL)
 	{
 	  phdr = main_phdr;
 	  phnum = main_phnum;

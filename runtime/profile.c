@@ -28,7 +28,9 @@
    its course.  When no loaded object has its exit_group hooked (libc
    was not rewritten), the profile is written by an exit handler
    registered with __cxa_atexit for no object, which runs after every
-   destructor; libc's own calls are then not counted anyway.  A process
+   destructor (under musl, whose exit runs its handlers before the
+   destructors, by this object's own destructor, pcrt_fini); libc's own
+   calls are then not counted anyway.  A process
    without any profiled object (the test suite's oracle runs the
    original programs with the runtime preloaded) does nothing at all.
 
@@ -115,12 +117,12 @@ pcrt_fill_probe_slots (void)
 {
   unsigned n = 0;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     n++;
   if (n == __atomic_load_n (&slots_objects_seen, __ATOMIC_RELAXED))
     return;
   __atomic_store_n (&slots_objects_seen, n, __ATOMIC_RELAXED);
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       const ElfW (Phdr) *phdr;
       size_t phnum;
@@ -257,7 +259,7 @@ pcrt_syscall_hook (long nr, long a0, long a1, long a2)
 static const struct link_map *
 object_at (uintptr_t addr, bool exec)
 {
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       const ElfW (Phdr) *phdr;
       size_t phnum;
@@ -324,7 +326,7 @@ explain_poison_trap (int signo, const void *context)
     return;
   rt_format_hex (pc_hex, pc);
   link_hex[0] = '\0';
-  for (l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (l = pcrt_objects (); l != NULL; l = l->l_next)
     {
       const ElfW (Phdr) *phdr;
       size_t phnum;
@@ -405,7 +407,22 @@ exit_handler (void *unused)
   pcrt_write_profile (PCPROF_REASON_EXIT, 0);
 }
 
-extern char **environ __attribute__ ((weak));
+/* Set when the profile is written by this object's destructor
+   (pcrt_fini) rather than by an exit handler: under musl, whose exit
+   runs the atexit handlers first and the destructors after them (the
+   program's _fini and fini arrays, __libc_exit_fini), so that an exit
+   handler would miss every destructor's counts.  This object is the
+   profiled program's first DT_NEEDED entry (or preloaded), which musl
+   initializes first and so finalizes last, after every other object
+   that was loaded at start-up.  */
+static bool write_at_fini;
+
+static void __attribute__ ((destructor))
+pcrt_fini (void)
+{
+  if (write_at_fini)
+    exit_handler (NULL);
+}
 
 /* The base name of PATH.  */
 
@@ -422,10 +439,14 @@ base_name (const char *path)
   return b;
 }
 
+/* musl's name of the program (glibc has it too), weak.  */
+extern char *program_invocation_short_name __attribute__ ((weak));
+
 /* The constructor.  glibc passes init functions the program's
-   arguments and environment; the auxiliary vector follows the
-   environment on the initial stack.  In a process without profiled
-   objects it does nothing.  */
+   arguments and environment; musl passes nothing, but has set environ
+   and program_invocation_short_name by then.  The auxiliary vector
+   follows the environment on the initial stack.  In a process without
+   profiled objects it does nothing.  */
 
 static void __attribute__ ((constructor))
 pcrt_init (int argc, char **argv, char **envp)
@@ -433,6 +454,12 @@ pcrt_init (int argc, char **argv, char **envp)
   const ElfW (auxv_t) *auxv = NULL;
   struct k_sigaction sa, old;
 
+  if (!pcrt_glibc_loader ())
+    {
+      argc = 0;
+      argv = NULL;
+      envp = NULL;
+    }
   env = envp != NULL ? envp : (&environ != NULL ? environ : NULL);
   if (env != NULL)
     {
@@ -441,13 +468,16 @@ pcrt_init (int argc, char **argv, char **envp)
 	e++;
       auxv = (const ElfW (auxv_t) *) (e + 1);
     }
-  program_name = argc > 0 && argv != NULL ? base_name (argv[0]) : NULL;
+  program_name = argc > 0 && argv != NULL ? base_name (argv[0])
+		 : &program_invocation_short_name != NULL
+		 ? program_invocation_short_name : NULL;
   if (aux_value (auxv, AT_PAGESZ) != 0)
     page_size = aux_value (auxv, AT_PAGESZ);
   if (!pcrt_note_objects ((const ElfW (Phdr) *) aux_value (auxv, AT_PHDR),
 			  aux_value (auxv, AT_PHNUM), &exit_hooked))
     return;
   active = true;
+  pcrt_note_program_file ((const char *) aux_value (auxv, AT_EXECFN));
   pcrt_writer_init (env);
   pcrt_fill_probe_slots ();
   pcrt_watch_folded_objects (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
@@ -461,6 +491,8 @@ pcrt_init (int argc, char **argv, char **envp)
       sys_sigaction (handled_signals[i], &sa, NULL);
   if (exit_hooked)
     pcrt_exec_forward ();
+  else if (!pcrt_glibc_loader ())
+    write_at_fini = true;
   else
     pcrt_cxa_atexit (exit_handler, NULL);
 }

@@ -52,7 +52,15 @@ struct seg_view
   uint32_t path_len;
   const unsigned char *build_id;
   uint32_t build_id_len;
-  uint32_t record_size;			/* Of its record in the profile.  */
+  /* The file the profiled copy was loaded from (objects.c,
+     name_copy).  */
+  const char *copy_path;
+  uint32_t copy_path_len;
+  uint32_t tables_crc;
+  /* The bytes of its record in the profile without the tables, and of
+     the tables (pcrt_record_size).  */
+  uint32_t record_size;
+  uint32_t tables_size;
 };
 
 /* The number of counts an object's record has: blocks, edges, window.  */
@@ -124,6 +132,11 @@ PCRT_HIDDEN bool pcrt_object_view (const struct link_map *l,
 PCRT_HIDDEN bool pcrt_note_objects (const ElfW (Phdr) *main_phdr,
 				    size_t main_phnum, bool *exit_hooked);
 
+/* Note the program's file, for the names of the copies (pcrt_view):
+   /proc/self/exe, or EXECFN (the auxiliary vector's AT_EXECFN, or
+   NULL) when that cannot be read.  */
+PCRT_HIDDEN void pcrt_note_program_file (const char *execfn);
+
 /* True if the object with header H and bias BIAS was loaded at
    start-up (it is never unloaded).  */
 PCRT_HIDDEN bool pcrt_loaded_at_start (uintptr_t bias,
@@ -183,9 +196,13 @@ PCRT_HIDDEN uint32_t pcrt_retired_put (void);
 /* writer.c.  */
 
 /* Read the writer's settings from the environment ENV:
-   PROFCOPY_OUTPUT, PROFCOPY_VERBOSE, and the directory the program
-   starts in.  */
+   PROFCOPY_OUTPUT, PROFCOPY_TABLES, PROFCOPY_VERBOSE, and the
+   directory the program starts in.  */
 PCRT_HIDDEN void pcrt_writer_init (char *const *env);
+
+/* The bytes of the record of the object VIEW shows: with its tables
+   when PROFCOPY_TABLES=profile asks for them.  */
+PCRT_HIDDEN uint32_t pcrt_record_size (const struct seg_view *view);
 
 /* Write the profile of process PID, for REASON and SIGNO, with the
    counts of snapshot S where it has them (S may be NULL).  Return true
@@ -194,7 +211,7 @@ PCRT_HIDDEN bool pcrt_write_file (long pid, unsigned reason, int signo,
 				  struct snapshot *s);
 
 /* Build the record of the object VIEW shows, loaded with bias BIAS,
-   into the VIEW->record_size bytes at MEM, with its live counts.  False
+   into the pcrt_record_size (VIEW) bytes at MEM, with its live counts.  False
    if it could not be.  The caller holds pcrt_try_busy.  */
 PCRT_HIDDEN bool pcrt_record_in_memory (const struct seg_view *view,
 					uintptr_t bias, unsigned char *mem);

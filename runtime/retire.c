@@ -222,7 +222,8 @@ same_object (const unsigned char *a, const unsigned char *b)
 {
   static const size_t keys[] = { PCPROF_R_RECORD_SIZE, PCPROF_R_FLAGS,
     PCPROF_R_CHECKSUM, PCPROF_R_FILE_SIZE, PCPROF_R_N_BLOCKS,
-    PCPROF_R_DERIVE_SIZE, PCPROF_R_N_EDGES, PCPROF_R_N_WINDOW };
+    PCPROF_R_DERIVE_SIZE, PCPROF_R_N_EDGES, PCPROF_R_N_WINDOW,
+    PCPROF_R_TABLES_CRC };
 
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (record_word (a, keys[i]) != record_word (b, keys[i]))
@@ -299,7 +300,7 @@ retire_prepare (void)
   n_pending = 0;
   if (!pcrt_try_busy ())
     return;
-  for (const struct link_map *l = _r_debug.r_map;
+  for (const struct link_map *l = pcrt_objects ();
        l != NULL && n_pending < MAX_RETIRED; l = l->l_next)
     {
       const ElfW (Phdr) *phdr;
@@ -314,19 +315,19 @@ retire_prepare (void)
 	  || pcrt_loaded_at_start (l->l_addr, h)
 	  || !pcrt_view (h, l->l_addr, phdr, phnum, &view))
 	continue;
-      cap = (view.record_size + 4095) & ~(size_t) 4095;
+      cap = (pcrt_record_size (&view) + 4095) & ~(size_t) 4095;
       mem = pcrt_mmap (cap);
       if (mem == NULL)
 	continue;
       if (!pcrt_record_in_memory (&view, l->l_addr, mem))
 	{
-	  free_record (mem, view.record_size);
+	  free_record (mem, pcrt_record_size (&view));
 	  continue;
 	}
       pending[n_pending].header = h;
       pending[n_pending].bias = l->l_addr;
       pending[n_pending].record = mem;
-      pending[n_pending].size = view.record_size;
+      pending[n_pending].size = pcrt_record_size (&view);
       pending[n_pending].view = view;
       keep_counters (&pending[n_pending], phdr, phnum);
       n_pending++;
@@ -381,7 +382,7 @@ retire_commit (void)
   for (size_t k = 0; k < n_pending; k++)
     {
       bool loaded = false;
-      for (const struct link_map *l = _r_debug.r_map; l != NULL && !loaded;
+      for (const struct link_map *l = pcrt_objects (); l != NULL && !loaded;
 	   l = l->l_next)
 	if (l->l_addr == pending[k].bias)
 	  {
@@ -432,10 +433,11 @@ retired_of (const unsigned char *r, const struct seg_view *view)
 
   return record_word (r, PCPROF_R_CHECKSUM) == h->checksum
 	 && record_word (r, PCPROF_R_FILE_SIZE) == h->file_size
-	 && record_word (r, PCPROF_R_RECORD_SIZE) == view->record_size
+	 && record_word (r, PCPROF_R_RECORD_SIZE) == pcrt_record_size (view)
 	 && record_word (r, PCPROF_R_N_BLOCKS) == h->n_blocks
 	 && record_word (r, PCPROF_R_N_EDGES) == view->n_edges
-	 && record_word (r, PCPROF_R_N_WINDOW) == view->n_window;
+	 && record_word (r, PCPROF_R_N_WINDOW) == view->n_window
+	 && record_word (r, PCPROF_R_TABLES_CRC) == view->tables_crc;
 }
 
 bool
@@ -471,7 +473,7 @@ pcrt_retired_unmatched (struct snapshot *s)
   for (size_t i = 0; i < n_retired; i++)
     {
       retired[i].matched = retired[i].added = false;
-      for (const struct link_map *l = _r_debug.r_map;
+      for (const struct link_map *l = pcrt_objects ();
 	   l != NULL && !retired[i].matched; l = l->l_next)
 	{
 	  struct seg_view view;

@@ -104,6 +104,18 @@
 
 #endif
 
+/* The first object of the dynamic linker's list (the program), or
+   NULL: glibc's _r_debug or musl's _dl_debug_addr, whichever the
+   process has (objects.c).  Both lists are made of records that start
+   as struct link_map does (l_addr, l_name, l_ld, l_next, l_prev), and
+   the runtime reads no other field.  */
+PCRT_HIDDEN const struct link_map *pcrt_objects (void);
+
+/* True when the dynamic linker is glibc's (it has _r_debug), which
+   passes init functions the program's arguments and environment; musl's
+   passes nothing.  */
+PCRT_HIDDEN bool pcrt_glibc_loader (void);
+
 /* Write the profile of this process now, for REASON (PCPROF_REASON_*);
    SIGNO is the fatal signal for PCPROF_REASON_SIGNAL, else 0.  errno is
    preserved.  */
@@ -147,10 +159,21 @@ PCRT_HIDDEN int pcrt_atfork (void (*prepare) (void), void (*parent) (void),
 PCRT_HIDDEN bool pcrt_object_phdrs (const struct link_map *l,
 				    const ElfW (Phdr) **phdr, size_t *phnum);
 
+/* libc's environment, weak: the runtime needs no libc by name.  */
+extern char **environ __attribute__ ((weak));
+
 /* The environment and the program's base name, as the constructor
    found them (NULL if it did not run yet).  */
 PCRT_HIDDEN char *const *pcrt_environment (void);
 PCRT_HIDDEN const char *pcrt_program_name (void);
+
+/* The current environment: libc's environ, or without it (or before
+   it is set) what the constructor found.  */
+static inline char *const *
+pcrt_current_environment (void)
+{
+  return &environ != NULL && environ != NULL ? environ : pcrt_environment ();
+}
 
 /* LEN bytes of fresh private memory from the mmap2 system call itself
    (no libc, no heap), or NULL.  */

@@ -138,7 +138,7 @@ snapshot_locked (void)
   struct pc_counter *counts;
   struct seg_view v;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     if (pcrt_object_view (l, &v) && needs_copy (&v))
       {
 	n_objects++;
@@ -155,7 +155,7 @@ snapshot_locked (void)
   s->map_size = size;
   s->n_objects = 0;
   counts = (struct pc_counter *) &s->objects[n_objects];
-  for (const struct link_map *l = _r_debug.r_map;
+  for (const struct link_map *l = pcrt_objects ();
        l != NULL && s->n_objects < n_objects; l = l->l_next)
     {
       struct snap_object *o;

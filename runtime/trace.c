@@ -402,7 +402,7 @@ objects_now (void)
 {
   uint32_t stamp = 1;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     stamp = stamp * 31 + (uint32_t) l->l_addr + 1;
   return stamp;
 }
@@ -484,8 +484,8 @@ write_objects (void)
 
   if (stamp == objects_stamp)
     return;
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
-    write_object (l, l == _r_debug.r_map);
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
+    write_object (l, l == pcrt_objects ());
   text_flush ();
   objects_stamp = stamp;
 }

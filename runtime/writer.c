@@ -71,6 +71,10 @@ static struct
    runtime must not change what the program writes.  */
 static bool verbose;
 
+/* Whether the records hold the objects' tables (PROFCOPY_TABLES=profile)
+   or leave them in the profiled copies (the default).  */
+static bool tables_here;
+
 /* Report that the profile NAME could not be written: WHAT, for the
    error number ERR.  */
 
@@ -206,7 +210,7 @@ put_record (const struct seg_view *view, uintptr_t bias, struct snapshot *s)
   if (counts != NULL)
     pcrt_retired_add_to (view, counts);
 
-  put32 (view->record_size);
+  put32 (pcrt_record_size (view));
   put32 (h->flags);
   put32 (h->checksum);
   put32 (h->file_size);
@@ -217,16 +221,26 @@ put_record (const struct seg_view *view, uintptr_t bias, struct snapshot *s)
   put32 (view->derive_size);
   put32 (view->n_edges);
   put32 (view->n_window);
-  put32 (0);
+  put32 (view->tables_crc);
+  put32 (view->copy_path_len);
+  put32 (tables_here ? PCPROF_TABLES_HERE : PCPROF_TABLES_IN_COPY);
   put_bytes (view->path, view->path_len);
   put_zeros (PCPROF_PAD8 (view->path_len + 1) - view->path_len);
   put_bytes (view->build_id, view->build_id_len);
   put_zeros (PCPROF_PAD8 (view->build_id_len) - view->build_id_len);
-  put_bytes (view->blocks, (size_t) h->n_blocks * PCPROF_BLOCK_SIZE);
-  put_bytes (view->derive, view->derive_size);
-  put_zeros (PCPROF_PAD8 (view->derive_size) - view->derive_size);
-  put_bytes (view->window_blocks, 4 * (size_t) view->n_window);
-  put_zeros (PCPROF_PAD8 (4 * view->n_window) - 4 * view->n_window);
+  put_bytes (view->copy_path, view->copy_path_len);
+  put_zeros (PCPROF_PAD8 (view->copy_path_len + 1) - view->copy_path_len);
+  /* The tables are in the copy, which profreport reads; they go into
+     the profile only when asked for (a profile that does without the
+     copies).  */
+  if (tables_here)
+    {
+      put_bytes (view->blocks, (size_t) h->n_blocks * PCPROF_BLOCK_SIZE);
+      put_bytes (view->derive, view->derive_size);
+      put_zeros (PCPROF_PAD8 (view->derive_size) - view->derive_size);
+      put_bytes (view->window_blocks, 4 * (size_t) view->n_window);
+      put_zeros (PCPROF_PAD8 (4 * view->n_window) - 4 * view->n_window);
+    }
   /* The counters as they are, low word then high word (version 3):
      from the snapshot, or straight from the segment, which costs the
      program nothing a counter.  */
@@ -258,7 +272,7 @@ put_records (struct snapshot *s)
   uint32_t n = 0;
   struct seg_view view;
 
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     if (pcrt_object_view (l, &view))
       {
 	put_record (&view, l->l_addr, s);
@@ -436,7 +450,7 @@ put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
   store32 (header + PCPROF_H_SIGNAL, (uint32_t) signo);
   store32 (header + PCPROF_H_FLAGS, big_endian ? PCPROF_F_BIG_ENDIAN : 0);
   n_objects = 0;
-  for (const struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+  for (const struct link_map *l = pcrt_objects (); l != NULL; l = l->l_next)
     n_objects += pcrt_object_view (l, &view);
   n_objects += pcrt_retired_unmatched (s);
   store32 (header + PCPROF_H_N_OBJECTS, n_objects);
@@ -642,7 +656,10 @@ read_output_setting (char *const *env)
 void
 pcrt_writer_init (char *const *env)
 {
+  const char *tables = rt_getenv (env, "PROFCOPY_TABLES");
+
   verbose = rt_getenv (env, "PROFCOPY_VERBOSE") != NULL;
+  tables_here = tables != NULL && rt_streq (tables, "profile");
   read_output_setting (env);
 }
 
@@ -658,19 +675,25 @@ pcrt_write_file (long pid, unsigned reason, int signo, struct snapshot *s)
   return write_file (pid, reason, signo, s);
 }
 
+uint32_t
+pcrt_record_size (const struct seg_view *view)
+{
+  return view->record_size + (tables_here ? view->tables_size : 0);
+}
+
 bool
 pcrt_record_in_memory (const struct seg_view *view, uintptr_t bias,
 		       unsigned char *mem)
 {
   out.mem = mem;
-  out.cap = view->record_size;
+  out.cap = pcrt_record_size (view);
   out.mem_len = 0;
   out.len = 0;
   out.error = 0;
   put_record (view, bias, NULL);
   flush ();
   out.mem = NULL;
-  return out.error == 0 && out.mem_len == view->record_size;
+  return out.error == 0 && out.mem_len == pcrt_record_size (view);
 }
 
 void

@@ -21,16 +21,21 @@
    (a function entry, a code address held in data or in the GOT) starts
    with gp unknown.  Inside a block, `addu gp,gp,t9|ra' (the prologue)
    and `lw gp,off(sp)' (the reload after a call) make gp valid, any other
-   write of gp and every call make it unknown.  */
+   write of gp and every call make it unknown.  A reload is valid only
+   when its slot holds a valid gp: one that gp_check_reloads found may
+   not (E->gp_untrusted) makes gp unknown, as in musl's _init, which
+   saves and restores its caller's gp without computing its own.  */
 
 bool
-gp_step (bool valid, const struct insn *insn)
+gp_step (const struct emitter *e, bool valid, const struct insn *insn)
 {
   if (!(insn->writes & R (REG_GP)))
     return valid;
   if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA)
     return true;
-  return insn->op == OP_LW && insn->rs == REG_SP;
+  return (insn->op == OP_LW && insn->rs == REG_SP
+	  && (e->gp_untrusted == NULL
+	      || !e->gp_untrusted[emit_word_index (e, insn->addr)]));
 }
 
 static bool
@@ -47,7 +52,8 @@ is_call (const struct insn *insn)
 
 static inline __attribute__ ((always_inline)) bool
 state_block (struct emitter *e, const struct block *b, bool in,
-	     bool (*step) (bool, const struct insn *), uint8_t *record)
+	     bool (*step) (const struct emitter *, bool, const struct insn *),
+	     uint8_t *record)
 {
   const struct code *code = &e->a->code;
   bool valid = in;
@@ -60,7 +66,7 @@ state_block (struct emitter *e, const struct block *b, bool in,
 	record[emit_word_index (e, a)] = valid;
       if (insn == NULL)
 	continue;
-      valid = step (valid, insn);
+      valid = step (e, valid, insn);
       if (is_call (insn))
 	called = true;
     }
@@ -89,8 +95,8 @@ gp_transfer (const struct emitter *e, const struct block *b)
       const struct insn *insn = code_insn_at (code, a);
       if (insn == NULL)
 	continue;
-      from_invalid = gp_step (from_invalid, insn);
-      from_valid = gp_step (from_valid, insn);
+      from_invalid = gp_step (e, from_invalid, insn);
+      from_valid = gp_step (e, from_valid, insn);
       called |= is_call (insn);
     }
   return called ? 0 : (from_invalid ? 1 : 0) | (from_valid ? 2 : 0);
@@ -110,7 +116,7 @@ gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
     {
       const struct insn *insn = code_insn_at (code, x);
       if (insn != NULL)
-	v = gp_step (v, insn);
+	v = gp_step (e, v, insn);
     }
   return v;
 }
@@ -124,7 +130,8 @@ gp_at_transfer (const struct emitter *e, const struct block *b, bool in,
 
 static bool
 jump_table_meet (const struct emitter *e, unsigned char *in,
-		 bool (*step) (bool, const struct insn *), bool same_func,
+		 bool (*step) (const struct emitter *, bool,
+			       const struct insn *), bool same_func,
 		 unsigned char *dirty)
 {
   const struct analysis *a = e->a;
@@ -148,7 +155,7 @@ jump_table_meet (const struct emitter *e, unsigned char *in,
 	{
 	  const struct insn *insn = code_insn_at (&a->code, x);
 	  if (insn != NULL)
-	    v = step (v, insn);
+	    v = step (e, v, insn);
 	}
       if (in[to - cfg->blocks] && !v)
 	{
@@ -561,11 +568,85 @@ gp_saved_dataflow (struct emitter *e)
   return ok;
 }
 
+/* Mark in E->gp_untrusted each reload `lw gp,K(sp)' of a function that
+   also saves gp in slot K where gp is not valid (the caller's gp:
+   musl's _init saves and restores it, and computes none), which gp_step
+   then no longer takes for a valid gp.  A slot that a valid gp is saved
+   in is trusted whatever paths lead to the reload, as before.  Return 1
+   when a reload was newly marked (gp_dataflow must run again, and may
+   find more such saves), 0 when none was, -1 when out of memory.
+   Nothing in a fixed-address object, whose counters do not use gp.  */
+
+int
+gp_check_reloads (struct emitter *e)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+  struct bad_save { uint32_t func; int32_t slot; } *bad = NULL;
+  size_t n_bad = 0, room = 0;
+  int marked = 0;
+
+  if (e->fixed_address)
+    return 0;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t x = cfg->blocks[i].start; x < cfg->blocks[i].end; x += 4)
+      {
+	const struct insn *insn = code_insn_at (code, x);
+	if (insn == NULL || insn->op != OP_SW || insn->rs != REG_SP
+	    || insn->rt != REG_GP || e->gp_valid[emit_word_index (e, x)])
+	  continue;
+	if (n_bad == room)
+	  {
+	    struct bad_save *p;
+	    room = room == 0 ? 8 : 2 * room;
+	    p = realloc (bad, room * sizeof *bad);
+	    if (p == NULL)
+	      {
+		free (bad);
+		return -1;
+	      }
+	    bad = p;
+	  }
+	bad[n_bad].func = cfg->blocks[i].func;
+	bad[n_bad++].slot = insn->imm;
+      }
+  for (size_t i = 0; i < cfg->n_blocks && n_bad > 0; i++)
+    for (uint32_t x = cfg->blocks[i].start; x < cfg->blocks[i].end; x += 4)
+      {
+	const struct insn *insn = code_insn_at (code, x);
+	long w = emit_word_index (e, x);
+	bool distrust = false;
+	if (insn == NULL || insn->op != OP_LW || insn->rs != REG_SP
+	    || !(insn->writes & R (REG_GP))
+	    || (e->gp_untrusted != NULL && e->gp_untrusted[w]))
+	  continue;
+	for (size_t k = 0; k < n_bad && !distrust; k++)
+	  distrust = bad[k].func == cfg->blocks[i].func
+		     && bad[k].slot == insn->imm;
+	if (!distrust)
+	  continue;
+	if (e->gp_untrusted == NULL)
+	  {
+	    e->gp_untrusted = calloc (code->n_words + 1, 1);
+	    if (e->gp_untrusted == NULL)
+	      {
+		free (bad);
+		return -1;
+	      }
+	  }
+	e->gp_untrusted[w] = 1;
+	marked = 1;
+      }
+  free (bad);
+  return marked;
+}
+
 /* t9 after INSN, given whether it held the function's entry before.  */
 
 static bool
-t9_step (bool valid, const struct insn *insn)
+t9_step (const struct emitter *e, bool valid, const struct insn *insn)
 {
+  (void) e;
   return valid && !(insn->writes & R (REG_T9));
 }
 

@@ -656,6 +656,27 @@ fill_tables (struct rewriter *rw, const struct seg_parts *at)
     }
 }
 
+/* The CRC-32 of the tables at AT as the file has them (segment.h's
+   tables_crc): the block table, the derivation table, the window's
+   list.  */
+
+static uint32_t
+tables_crc (const struct rewriter *rw, const struct seg_parts *at)
+{
+  const unsigned char *buf = rw->sb.buf;
+  const struct emitter *e = &rw->e;
+  uint32_t crc;
+
+  crc = crc32_ieee_add (0, buf + at->blocks,
+			8 * (size_t) rw->a.cfg.n_blocks);
+  if (at->derive != 0)
+    crc = crc32_ieee_add (crc, buf + at->derive, derive_size (e));
+  if (e->n_window > 0)
+    crc = crc32_ieee_add (crc, buf + at->window_blocks,
+			  4 * (size_t) e->n_window);
+  return crc;
+}
+
 /* Write the segment header (include/segment.h) at AT.  */
 
 void
@@ -696,4 +717,5 @@ fill_header (struct rewriter *rw, const struct seg_parts *at)
 	 be);
   put32 (h + 88, 0, be);	/* syscall_hook: the runtime's.  */
   put32 (h + 92, 0, be);	/* jump_note: the runtime's.  */
+  put32 (h + 96, tables_crc (rw, at), be);
 }

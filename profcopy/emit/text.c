@@ -119,6 +119,55 @@ far_words (bool use_gp, bool call, bool save_ra)
   return n + (call ? 0 : 1);
 }
 
+/* Write LONG_DATA_BAL (emit.h) for the bal INSN, word W, with its
+   delay slot DSLOT: the bal, the slot, the words it jumps over (data
+   that its target reads through ra) as they would be in the copy, and
+   a branch to the copy of the target.  A word read as .gpword (the
+   distance from the object's gp to an address) is made to name the
+   copy of the address: a word of the data itself, or code.  */
+
+static bool
+put_data_bal (struct cursor *c, const struct insn *insn, long w,
+	      const struct insn *dslot, char **errmsg)
+{
+  const struct emitter *e = c->e;
+  uint32_t gp = e->a->obj.gp;
+  uint32_t first = insn->addr + 8, n = (insn->target - first) / 4;
+  uint32_t t = e->layout.retarget[w] != 0 ? e->layout.retarget[w]
+	       : emit_map (e, insn->target);
+  uint32_t data;
+  int64_t off;
+
+  if (dslot == NULL)
+    return false;
+  put (c, enc_bal ((int32_t) n + 1));
+  if (!put_insn_body (c, dslot, errmsg))
+    return false;
+  data = c->pc;
+  for (uint32_t k = 0; k < n; k++)
+    {
+      const struct insn *word = code_insn_at (&e->a->code, first + 4 * k);
+      uint32_t v = word != NULL ? word->word : 0, x = v + gp;
+      if (x >= first && x < insn->target && (x & 3) == 0)
+	v = data + (x - first) - gp;
+      else if (emit_word_index (e, x) >= 0
+	       && code_insn_at (&e->a->code, x) != NULL)
+	v = emit_map (e, x) - gp;
+      put (c, v);
+    }
+  off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
+  if (off < -32768 || off > 32767)
+    {
+      if (asprintf (errmsg, "0x%08x: the bal over data cannot reach the"
+		    " copy of its target", insn->addr) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
+  put (c, 0);
+  return true;
+}
+
 /* Write the long form of the branch INSN, word W.  */
 
 static bool
@@ -158,6 +207,8 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
 	return false;
       put_pad_jump (c, insn->target);
       return true;
+    case LONG_DATA_BAL:
+      return put_data_bal (c, insn, w, dslot, errmsg);
     case LONG_JUMP_GP:
     case LONG_JUMP_PC:
       /* The slot first, so that R need only be dead at the target.  */
@@ -1004,6 +1055,7 @@ emit_free (struct emitter *e)
   free (e->gp_valid);
   free (e->t9_valid);
   free (e->gp_saved);
+  free (e->gp_untrusted);
   free (e->layout.long_kind);
   free (e->layout.long_reg);
   free (e->layout.long_slot);

@@ -290,7 +290,7 @@ gp_at_point (const struct emitter *e, const struct block *b, uint32_t at)
     return e->gp_valid[emit_word_index (e, at)];
   last = code_insn_at (&e->a->code, at - 4);
   return last != NULL
-	 && gp_step (e->gp_valid[emit_word_index (e, at - 4)], last);
+	 && gp_step (e, e->gp_valid[emit_word_index (e, at - 4)], last);
 }
 
 /* The last point of block B over CODE where a count may go: its

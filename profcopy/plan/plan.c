@@ -118,8 +118,56 @@ mark_jump_notes (struct emitter *e)
       }
 }
 
-/* Mark the words between each ll and its sc: an ll there (ours) would
-   move the reservation, and the program's sc would never succeed.  */
+/* How far, in words, an ll/sc sequence reaches either way of its ll.  */
+#define LLSC_REACH 32
+
+/* The successors of word K of section SEC within [LO, HI] in an ll/sc
+   sequence (mark_llsc): into SUCC, their number returned.  An sc ends
+   the way (the point after it is outside), so does another ll, a call,
+   an indirect jump or anything that does not fall through.  */
+
+static unsigned
+llsc_successors (const struct insn_section *sec, size_t k, size_t lo,
+		 size_t hi, size_t succ[2])
+{
+  const struct insn *insn = &sec->insns[k];
+  const struct insn *ctl = NULL;
+  unsigned n = 0;
+
+  if (insn->op == OP_SC || insn->kind == INSN_INVALID
+      || (insn->flags & INSN_F_TRAP))
+    return 0;
+  if (insn->flags & INSN_F_SLOT)
+    ctl = k > 0 ? &sec->insns[k - 1] : NULL;
+  else if (insn->flags & INSN_F_DELAY)
+    {
+      if (k + 1 <= hi)
+	succ[n++] = k + 1;
+      return n;
+    }
+  if (ctl == NULL || ctl->kind == INSN_BRANCH)
+    {
+      if (k + 1 <= hi && sec->insns[k + 1].op != OP_LL)
+	succ[n++] = k + 1;
+    }
+  if (ctl != NULL && (ctl->kind == INSN_BRANCH || ctl->kind == INSN_JUMP)
+      && ctl->target >= sec->start && ctl->target < sec->end)
+    {
+      size_t t = (ctl->target - sec->start) / 4;
+      if (t >= lo && t <= hi && sec->insns[t].op != OP_LL)
+	succ[n++] = t;
+    }
+  return n;
+}
+
+/* Mark the words between each ll and its sc: the points before them,
+   on a way from the ll to the sc, are inside the sequence, and an ll
+   there (ours) would move the reservation, so that the program's sc
+   would never succeed.  The ways are followed through branches, so
+   that an sc placed before its ll is found as well as one after it
+   (musl: b 2f; 1: sc; bnez out; 2: ll; beqz 1b), and a way that
+   leaves without reaching the sc (a compare that fails) is not
+   inside.  */
 
 static void
 mark_llsc (struct emitter *e)
@@ -130,13 +178,52 @@ mark_llsc (struct emitter *e)
     {
       const struct insn_section *sec = &code->sections[s];
       for (size_t i = 0; i < sec->n_insns; i++)
-	if (sec->insns[i].op == OP_LL)
-	  for (size_t k = i + 1; k < sec->n_insns && k <= i + 32; k++)
+	{
+	  size_t lo = i >= LLSC_REACH ? i - LLSC_REACH : 0;
+	  size_t hi = i + LLSC_REACH < sec->n_insns ? i + LLSC_REACH
+		      : sec->n_insns - 1;
+	  unsigned char seen[2 * LLSC_REACH + 1] = { 0 };
+	  unsigned char to_sc[2 * LLSC_REACH + 1] = { 0 };
+	  size_t stack[2 * LLSC_REACH + 1], n_stack = 0, succ[2];
+	  bool changed = true;
+
+	  if (sec->insns[i].op != OP_LL || i + 1 > hi)
+	    continue;
+	  /* The words a way from the ll reaches.  */
+	  seen[i + 1 - lo] = 1;
+	  stack[n_stack++] = i + 1;
+	  while (n_stack > 0)
 	    {
-	      e->in_llsc[code->sections[s].base + k] = 1;
-	      if (sec->insns[k].op == OP_SC)
-		break;
+	      size_t k = stack[--n_stack];
+	      unsigned n = llsc_successors (sec, k, lo, hi, succ);
+	      for (unsigned j = 0; j < n; j++)
+		if (!seen[succ[j] - lo])
+		  {
+		    seen[succ[j] - lo] = 1;
+		    stack[n_stack++] = succ[j];
+		  }
 	    }
+	  /* Those of them from which a way reaches an sc.  */
+	  while (changed)
+	    {
+	      changed = false;
+	      for (size_t k = lo; k <= hi; k++)
+		{
+		  unsigned n;
+		  if (!seen[k - lo] || to_sc[k - lo])
+		    continue;
+		  if (sec->insns[k].op == OP_SC)
+		    to_sc[k - lo] = 1;
+		  n = llsc_successors (sec, k, lo, hi, succ);
+		  for (unsigned j = 0; j < n && !to_sc[k - lo]; j++)
+		    to_sc[k - lo] = to_sc[succ[j] - lo];
+		  changed |= to_sc[k - lo];
+		}
+	    }
+	  for (size_t k = lo; k <= hi; k++)
+	    if (to_sc[k - lo])
+	      e->in_llsc[sec->base + k] = 1;
+	}
     }
 }
 
@@ -738,10 +825,19 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   if (e->gp_saved == NULL)
     goto nomem;
-  if (!gp_dataflow (e, sites->into, errmsg))
-    return false;
-  if (!gp_saved_dataflow (e))
-    goto nomem;
+  /* gp is not valid after a reload from a slot its function saves an
+     invalid gp in, which depends on where gp is valid: again until no
+     reload is left to distrust (once for nearly every object).  */
+  for (int again = 1; again != 0;)
+    {
+      if (!gp_dataflow (e, sites->into, errmsg))
+	return false;
+      if (!gp_saved_dataflow (e))
+	goto nomem;
+      again = gp_check_reloads (e);
+      if (again < 0)
+	goto nomem;
+    }
   if (!all_blocks && !mark_edge_candidates (e))
     goto nomem;
   if (!plan_got (e, errmsg)

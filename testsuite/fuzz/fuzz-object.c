@@ -8,13 +8,16 @@
    accessor of object.h is asked about what it read (each symbol, GOT
    entry, dynamic relocation and section), and profreport's reader of
    the segment that a profiled copy carries (copy-map.c) reads it too.
-   A refusal must come with its reason.  */
+   Whatever the ELF reader says, the finder of a copy's tables
+   (copy-tables.c) reads the input as well: what it finds must lie in
+   the input.  A refusal must come with its reason.  */
 
 #include <config.h>
 
 #include <stdlib.h>
 
 #include "copy-map.h"
+#include "copy-tables.h"
 #include "fuzz.h"
 #include "object.h"
 
@@ -59,12 +62,44 @@ walk (const struct mips_object *obj)
     }
 }
 
+/* Fail unless the LEN bytes at P lie in the SIZE bytes at DATA.  */
+
+static void
+check_inside (const uint8_t *data, size_t size, const unsigned char *p,
+	      size_t len)
+{
+  if (len > 0 && (p == NULL || p < data || p > data + size
+		  || (size_t) (data + size - p) < len))
+    abort ();
+}
+
+/* Look for a profiled copy's tables in the SIZE bytes at DATA.  */
+
+static void
+find_tables (const uint8_t *data, size_t size)
+{
+  struct copy_tables t;
+  char *err = NULL;
+
+  if (!copy_tables_find (data, size, &t, &err))
+    {
+      if (err == NULL)
+	abort ();
+      free (err);
+      return;
+    }
+  check_inside (data, size, t.blocks, 8 * (size_t) t.n_blocks);
+  check_inside (data, size, t.derive, t.derive_size);
+  check_inside (data, size, t.window_blocks, 4 * (size_t) t.n_window);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   struct mips_object obj;
   char *err = NULL;
 
+  find_tables (data, size);
   if (!object_read_image ("input", data, size, &obj, &err))
     {
       /* Every refusal says why.  */

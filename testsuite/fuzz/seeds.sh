@@ -181,9 +181,9 @@ for e in be le; do
 done
 
 # Hand-made seeds: a version 1 profile (little-endian, two blocks),
-# version 2 and 3 ones of each byte order with a derivation table (the
-# same bytes: version 3 reads the count as a low and a high word), and
-# a text trace.
+# version 2, 3 and 4 ones of each byte order with a derivation table
+# (the same bytes: version 3 reads the count as a low and a high word),
+# and a text trace.
 {
   printf 'PCPROF\0\0'
   word le 1; word le 0x01020304; word le 40; word le 1; word le 1
@@ -213,7 +213,29 @@ for e in le be; do
     word $e 9; word $e 0; word $e 0; word $e 0
   } >"$out/profile/hand-v2-$e.prof"
   { head -c 8 "$out/profile/hand-v2-$e.prof"; word $e 3
-    tail -c +13 "$out/profile/hand-v2-$e.prof"; } >"$out/profile/hand-v3-$e.prof"
+    tail -c +13 "$out/profile/hand-v2-$e.prof"; } >"$out/profile/hand-v3-$e.prof"  # Version 4: the same object with a 56-byte record header (tables
+  # CRC, copy path length, tables here) and the copy path "c", once
+  # with the tables and once without (its copy is not there).
+  for here in 1 0; do
+    {
+      printf 'PCPROF\0\0'
+      word $e 4; word $e 0x01020304; word $e 40; word $e 1; word $e 1
+      word $e 1; word $e 0; word $e $([ $e = be ] && echo 1 || echo 0)
+      word $e $([ $here = 1 ] && echo 136 || echo 96); word $e 0
+      word $e 0x12345678; word $e 4096; word $e 2
+      word $e 1; word $e 4; word $e 0; word $e 20; word $e 0; word $e 0
+      word $e 0; word $e 1; word $e $here
+      printf 'a\0\0\0\0\0\0\0'
+      printf '\001\002\003\004\0\0\0\0'
+      printf 'c\0\0\0\0\0\0\0'
+      if [ $here = 1 ]; then
+	word $e 0x400600; word $e 8; word $e 0x400608; word $e 4
+	word $e 5; word $e 0; word $e 0; word $e 1; word $e 0
+	printf '\0\0\0\0'
+      fi
+      word $e 9; word $e 0; word $e 0; word $e 0
+    } >"$out/profile/hand-v4-$here-$e.prof"
+  done
 done
 printf '%s\n' '# profcopy trace 1 pid 7' \
   'O 0x400000 0x401000 0x0 /prog' \
