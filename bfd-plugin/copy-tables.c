@@ -15,28 +15,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "byte-order.h"
 #include "copy-tables.h"
 #include "crc32.h"
 #include "errmsg.h"
 #include "segment.h"
 
 #define FIELD(f) offsetof (struct pc_segment_header, f)
-
-static uint32_t
-get32 (bool be, const unsigned char *p)
-{
-  if (be)
-    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
-	   | (uint32_t) p[2] << 8 | (uint32_t) p[3];
-  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
-	 | (uint32_t) p[3] << 24;
-}
-
-static uint16_t
-get16 (bool be, const unsigned char *p)
-{
-  return be ? (uint16_t) (p[0] << 8 | p[1]) : (uint16_t) (p[1] << 8 | p[0]);
-}
 
 /* The file's program headers, as get_phdrs found them.  */
 struct phdrs

@@ -16,22 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "byte-order.h"
 #include "copy-tables.h"
 #include "errmsg.h"
 #include "file-image.h"
 #include "profile-read.h"
-
-/* The 32-bit field at P of a file of byte order BE (true: big-endian).  */
-
-static uint32_t
-get32 (bool be, const unsigned char *p)
-{
-  if (be)
-    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
-	   | (uint32_t) p[2] << 8 | (uint32_t) p[3];
-  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
-	 | (uint32_t) p[3] << 24;
-}
 
 /* The 64-bit count at P: the program's uint64_t, as it had it.  */
 
