@@ -118,6 +118,50 @@ mark_jump_notes (struct emitter *e)
       }
 }
 
+/* True if INSN is a `bal' over data words to a label a few words on in
+   the same section, whose code reads the data through ra (musl's
+   _start and _dlstart: bal 1f; slot; .gpword ...; 1: lw gp,0(ra)): the
+   copy carries its own copy of the data, which names the copies of the
+   code addresses (put_data_bal).  The target's first instruction must
+   load a word of the data through ra, and the slot leave ra alone: a
+   bal to a function a few words on (glibc's libm has them) is a call,
+   whose return address is code.  */
+
+static bool
+data_bal (const struct emitter *e, const struct insn *insn)
+{
+  const struct insn *slot = code_insn_at (&e->a->code, insn->addr + 4);
+  const struct insn *first;
+  uint64_t touched = R (REG_RA);
+
+  if (!(insn->kind == INSN_CALL && insn->op == OP_REGIMM
+	&& insn->rt == REGIMM_BGEZAL && insn->rs == 0
+	&& insn->target > insn->addr + 8 && insn->target <= insn->addr + 72
+	&& emit_word_index (e, insn->target) >= 0))
+    return false;
+  first = code_insn_at (&e->a->code, insn->target);
+  return (first != NULL && first->op == OP_LW && first->rs == REG_RA
+	  && first->imm >= 0
+	  && (uint32_t) first->imm < insn->target - (insn->addr + 8)
+	  && slot != NULL && !(slot->flags & INSN_F_DELAY)
+	  && !((slot->reads | slot->writes) & touched));
+}
+
+/* Give every bal over data its long form, LONG_DATA_BAL (data_bal),
+   before anything is placed: the bal, its slot and the data stay
+   together.  */
+
+static void
+mark_data_bals (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t i = 0; i < code->sections[s].n_insns; i++)
+      if (data_bal (e, &code->sections[s].insns[i]))
+	e->layout.long_kind[code->sections[s].base + i] = LONG_DATA_BAL;
+}
+
 /* How far, in words, an ll/sc sequence reaches either way of its ll.  */
 #define LLSC_REACH 32
 
@@ -817,6 +861,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   mark_entered (e);
   mark_llsc (e);
+  mark_data_bals (e);
   mark_syscall_hooks (e);
   if (note_jumps)
     mark_jump_notes (e);
