@@ -397,7 +397,8 @@ read_conf (struct search_state *st, const char *file, int depth)
 }
 
 /* The search path of musl's loader ST->interp_base, as its path file
-   in the sysroot gives it, colon-separated; NULL when out of memory.  */
+   in the sysroot gives it, colon-separated; NULL when out of memory or
+   when the file is longer than 64 KiB.  */
 
 static char *
 musl_search_path (const struct search_state *st)
@@ -415,20 +416,22 @@ musl_search_path (const struct search_state *st)
   free (file);
   if (f == NULL)
     return strdup ("/lib:/usr/local/lib:/usr/lib");
-  path = calloc (1, 1);
-  for (int c; path != NULL && (c = getc (f)) != EOF;)
+  /* At most 64 KiB of it.  */
+  path = malloc (65536 + 2);
+  if (path != NULL)
     {
-      size_t len = strlen (path);
-      char *grown = realloc (path, len + 2);
-      if (grown == NULL || len >= 65536)
+      size_t len = fread (path, 1, 65536 + 1, f);
+      if (len > 65536)
 	{
-	  free (grown != NULL ? grown : path);
+	  free (path);
 	  path = NULL;
-	  break;
 	}
-      path = grown;
-      path[len] = c == '\n' ? ':' : (char) c;
-      path[len + 1] = '\0';
+      else
+	{
+	  path[len] = '\0';
+	  for (char *p = strchr (path, '\n'); p != NULL; p = strchr (p, '\n'))
+	    *p = ':';
+	}
     }
   fclose (f);
   return path;
