@@ -25,7 +25,10 @@
      a temporary that the function writes, so those die after the
      returns of a function whose whole code its entry reaches (what it
      writes is then what its compiler knows it writes, or less:
-     function_writes with OWN); for a function that only the entrants
+     function_writes with OWN, where a call through a register writes
+     only what its callee writes when that is known, else nothing, since
+     GCC may know a target that the relocations do not show); for a
+     function that only the entrants
      it is told of call, only what is live after their calls is live
      after its returns, those temporaries aside.
 
@@ -196,12 +199,20 @@ block_writes (const struct code *code, const struct cfg *cfg)
    jumps into the middle of other code, the code after a call that
    does not return, or after a trap, which only the CFG falls into, or
    the code of a function that nothing announced and the CFG took for
-   part of this one.  False on allocation failure.  */
+   part of this one.  With OWN, ICALL_FUNC (per block, or NULL) gives
+   the function that a block's call through a register is known to
+   enter, or -1: such a call counts as a direct call of that function,
+   any other as writing nothing but ra.  GCC may have known the target
+   of a call through t9 that the relocations do not show (a recursive
+   call whose t9 went through the stack), and then takes the call to
+   clobber only what that function writes: a caller of this function
+   may keep a temporary across.  False on allocation failure.  */
 
 static bool
 function_writes (const struct code *code, const struct cfg *cfg,
 		 const struct function *f, const uint64_t *block_writes,
-		 const unsigned char *own, uint64_t *mw, struct reach *r)
+		 const unsigned char *own, const int32_t *icall_func,
+		 uint64_t *mw, struct reach *r)
 {
   *mw = 0;
   for (uint32_t k = 0; k < f->n_blocks; k++)
@@ -225,7 +236,13 @@ function_writes (const struct code *code, const struct cfg *cfg,
       switch (ctl->kind)
 	{
 	case INSN_ICALL:
-	  *mw = LIVE_ALL;
+	  g = (own != NULL && icall_func != NULL
+	       ? icall_func[f->first_block + k] : -1);
+	  if (g < 0 && own == NULL)
+	    *mw = LIVE_ALL;
+	  else if (g >= 0 && &cfg->funcs[g] != f
+		   && !reach_add (r, (uint32_t) g))
+	    return false;
 	  break;
 	case INSN_IJUMP:
 	  /* A tail call goes through t9; a jump table stays inside.  */
@@ -252,14 +269,14 @@ function_writes (const struct code *code, const struct cfg *cfg,
 }
 
 /* Set WRITES[f] for every function f of CFG over CODE to what it may
-   write (function_writes, with BLOCK_WRITES and, when not NULL, OWN)
-   when called, itself or through what it reaches.  False on
-   allocation failure.  */
+   write (function_writes, with BLOCK_WRITES and, when not NULL, OWN
+   and ICALL_FUNC) when called, itself or through what it reaches.
+   False on allocation failure.  */
 
 static bool
 set_writes (const struct code *code, const struct cfg *cfg,
 	    const uint64_t *block_writes, const unsigned char *own,
-	    uint64_t *writes)
+	    const int32_t *icall_func, uint64_t *writes)
 {
   struct reach r = { NULL, NULL, 0, 0 };
   bool changed = true;
@@ -272,7 +289,7 @@ set_writes (const struct code *code, const struct cfg *cfg,
     {
       r.from[i] = (uint32_t) r.n;
       if (!function_writes (code, cfg, &cfg->funcs[i], block_writes, own,
-			    &writes[i], &r))
+			    icall_func, &writes[i], &r))
 	goto done;
     }
   r.from[cfg->n_funcs] = (uint32_t) r.n;
@@ -389,7 +406,7 @@ set_may_write (const struct code *code, struct cfg *cfg,
 {
   uint64_t *writes = malloc ((cfg->n_funcs + 1) * sizeof *writes);
   bool ok = writes != NULL && set_writes (code, cfg, block_writes, NULL,
-					  writes);
+					  NULL, writes);
 
   for (size_t i = 0; ok && i < cfg->n_funcs; i++)
     cfg->funcs[i].may_write = writes[i];
@@ -901,13 +918,15 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   uint64_t *own = malloc ((cfg->n_funcs + 1) * sizeof *own);
   unsigned char *seen = calloc (cfg->n_blocks + 1, 1);
   unsigned char *whole = malloc (cfg->n_funcs + 1);
+  int32_t *icall_func = malloc ((cfg->n_blocks + 1) * sizeof *icall_func);
   uint64_t *bw = NULL;
   uint32_t *stack = malloc ((cfg->n_blocks + 1) * sizeof *stack);
   bool ok = false;
 
   if (t == NULL || from == NULL || by_func == NULL || edges == NULL
       || table_from == NULL || own == NULL || seen == NULL || stack == NULL
-      || whole == NULL || (bw = block_writes (code, cfg)) == NULL
+      || whole == NULL || icall_func == NULL
+      || (bw = block_writes (code, cfg)) == NULL
       || !set_may_write (code, cfg, bw))
     goto done;
   /* TABLES and IN may be NULL when empty.  */
@@ -917,7 +936,13 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   for (size_t f = 0; f < cfg->n_funcs; f++)
     whole[f] = whole_function (code, cfg, &cfg->funcs[f], edges, table_from,
 			       seen, stack);
-  if (!set_writes (code, cfg, bw, seen, own))
+  /* The calls through a register whose callee is known.  */
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    icall_func[i] = -1;
+  for (size_t k = 0; k < n_in; k++)
+    if (in[k].block < cfg->n_blocks && in[k].func < cfg->n_funcs)
+      icall_func[in[k].block] = (int32_t) in[k].func;
+  if (!set_writes (code, cfg, bw, seen, icall_func, own))
     goto done;
   if (n_in > 0)
     memcpy (by_func, in, n_in * sizeof *in);
@@ -969,6 +994,7 @@ cfg_liveness_narrow (const struct code *code, struct cfg *cfg,
   free (seen);
   free (stack);
   free (whole);
+  free (icall_func);
   free (bw);
   return ok;
 }
