@@ -332,11 +332,17 @@ is_reload (const struct insn *insn)
 
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
-   lui.  A store of REG to the stack is followed from its reloads.  */
+   lui.  A store of REG to the stack is followed from its reloads.
+   MAYBE: REG may also hold another value (a reload that another store
+   reaches too, reload_sees_other): no code address is entered but one
+   put in t9, since a code reference the copy changed in a pointer that
+   was not one breaks the program, while one left alone is translated
+   where it is jumped to; an address in t9 is the entry of a function
+   that computes its gp from it, which must be the copy's.  */
 
 static bool
 follow_constant (struct finder *f, const struct insn *def, unsigned reg,
-		 uint32_t c, uint32_t slot_addr, uint32_t origin)
+		 uint32_t c, uint32_t slot_addr, uint32_t origin, bool maybe)
 {
   const struct mips_object *obj = f->obj;
   bool ok = true;
@@ -345,7 +351,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 
   /* A GOT slot that holds a whole code address (a function that binds
      locally) gives the address itself.  */
-  if (slot_addr != 0 && (c & 0xffff) != 0
+  if (slot_addr != 0 && (c & 0xffff) != 0 && !maybe
       && !note_value (f, def, reg, c))
     return false;
   use = readers (f, def, reg, &n, &ok);
@@ -363,6 +369,8 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	     used as it is, and an addiu to it is arithmetic on a pointer.  */
 	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
+	      if (maybe && u->rt != REG_T9)
+		continue;
 	      e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
 	      e.addr = origin;
 	      e.target = t;
@@ -394,7 +402,8 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
       else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
 	ok = add_spill (f, u, c, slot_addr, origin);
-      else if (slot_addr != 0 && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
+      else if (slot_addr != 0 && !maybe
+	       && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
 	       && u->rs == reg && object_is_code (obj, c))
 	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
     }
@@ -445,10 +454,73 @@ function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
   *hi = a < f->n_funcs ? f->funcs[a] : UINT32_MAX;
 }
 
+/* Whether the reload RELOAD, which the store STORE of spill SP reaches,
+   may also see another value: another store over its slot in its
+   function (one not known to spill the same constant) whose value can
+   reach it, or one that regflow cannot follow (a partial store).  gcc
+   gives one stack slot to several values whose lives do not overlap,
+   and a loop brings the value of its last iteration's store back to
+   the reload (Debian's libmp3lame: a data pointer was taken for a
+   spilled GOT page plus %lo, and the copy passed a code address in
+   its place).  Uses and clobbers F's regflow; *OK false on allocation
+   failure.  */
+
+static bool
+reload_sees_other (struct finder *f, const struct spill *sp,
+		   const struct insn *store, const struct insn *reload,
+		   bool *ok)
+{
+  const struct insn_section *sec = NULL;
+  uint32_t lo, hi;
+
+  *ok = true;
+  for (size_t s = 0; s < f->code->n_sections; s++)
+    if (reload->addr >= f->code->sections[s].start
+	&& reload->addr < f->code->sections[s].end)
+      sec = &f->code->sections[s];
+  if (sec == NULL)
+    return true;
+  function_bounds (f, reload->addr, &lo, &hi);
+  if (lo < sec->start)
+    lo = sec->start;
+  if (hi > sec->end)
+    hi = sec->end;
+  for (uint32_t a = lo; a < hi; a += 4)
+    {
+      const struct insn *x = code_insn_at (f->code, a);
+      bool same = false;
+
+      if (x == NULL || x == store || x->rs != REG_SP
+	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
+	continue;
+      if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
+	  || x->op == OP_SWR || (x->op == OP_SW && x->imm != reload->imm))
+	return true;
+      if (x->op != OP_SW)
+	continue;
+      for (size_t i = 0; i < f->n_spills && !same; i++)
+	same = (f->spills[i].store == x->addr
+		&& f->spills[i].value == sp->value
+		&& f->spills[i].slot_addr == sp->slot_addr);
+      if (same)
+	continue;
+      if (!regflow_follow_slot (f->rf, x))
+	{
+	  *ok = false;
+	  return true;
+	}
+      for (size_t k = 0; k < f->rf->n_uses; k++)
+	if (f->rf->uses[k] == reload)
+	  return true;
+    }
+  return false;
+}
+
 /* Follow each constant stored to the stack from every reload that can
-   see the store.  gcc spills a GOT page or a switch table's address
-   this way when registers run short.  Walks can add spills; the loop
-   takes those too.  */
+   see the store (for code addresses, only the store:
+   reload_sees_other).  gcc spills a
+   GOT page or a switch table's address this way when registers run
+   short.  Walks can add spills; the loop takes those too.  */
 
 static bool
 follow_spills (struct finder *f)
@@ -475,8 +547,12 @@ follow_spills (struct finder *f)
       memcpy (reloads, f->rf->uses, n * sizeof *reloads);
       for (size_t k = 0; ok && k < n; k++)
 	if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
-	  ok = follow_constant (f, reloads[k], reloads[k]->rt, sp.value,
-				sp.slot_addr, sp.origin);
+	  {
+	    bool maybe = reload_sees_other (f, &sp, store, reloads[k], &ok);
+	    if (ok)
+	      ok = follow_constant (f, reloads[k], reloads[k]->rt, sp.value,
+				    sp.slot_addr, sp.origin, maybe);
+	  }
       free (reloads);
     }
   return ok;
@@ -541,12 +617,12 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 					&value))
 		continue;
 	      ok = follow_constant (&f, insn, insn->rt, value, slot,
-				    insn->addr);
+				    insn->addr, false);
 	    }
 	  else if (!pic && insn->op == OP_LUI && insn->rt != REG_ZERO
 		   && insn->rt != REG_GP)
 	    ok = follow_constant (&f, insn, insn->rt,
-				  (uint32_t) insn->imm << 16, 0, insn->addr);
+				  (uint32_t) insn->imm << 16, 0, insn->addr, false);
 	}
     }
   if (ok)
