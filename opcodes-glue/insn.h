@@ -53,6 +53,8 @@ enum insn_kind
 #define REG_V0	2
 #define REG_V1	3
 #define REG_A0	4
+#define REG_S0	16
+#define REG_S7	23
 #define REG_T9	25
 #define REG_GP	28
 #define REG_SP	29

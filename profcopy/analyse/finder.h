@@ -69,6 +69,16 @@ struct spill
   uint32_t origin;		/* The instruction that loaded it first.  */
 };
 
+/* A code reference found but not yet entered: USE, an addiu that
+   reads REG as DEF set it to the GOT page or %hi C, is checked for
+   other values only once every spill is known (settle_pending).  */
+struct pending_ref
+{
+  const struct insn *def, *use;
+  unsigned reg;
+  uint32_t c, slot_addr, origin;
+};
+
 struct finder
 {
   const struct mips_object *obj;
@@ -80,6 +90,8 @@ struct finder
   unsigned char *slot_done;	/* Local GOT slots already entered.  */
   struct spill *spills;
   size_t n_spills, alloc_spills;
+  struct pending_ref *pending;
+  size_t n_pending, alloc_pending;
   uint32_t *funcs;		/* Sorted function entries known so far.  */
   size_t n_funcs;
   /* For proving table bounds: the direct branches and jumps as (target,

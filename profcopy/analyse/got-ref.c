@@ -330,12 +330,56 @@ is_reload (const struct insn *insn)
   return insn->op == OP_LW && insn->rs == REG_SP;
 }
 
+/* Enter the code reference of the addiu USE to the GOT page or %hi C,
+   loaded first by ORIGIN (from the GOT slot SLOT_ADDR, 0 for a lui).  */
+
+static bool
+enter_code_ref (struct finder *f, const struct insn *use, uint32_t c,
+		uint32_t slot_addr, uint32_t origin)
+{
+  uint32_t t = c + (uint32_t) use->imm;
+  struct reloc_entry e = { 0 };
+
+  e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
+  e.addr = origin;
+  e.target = t;
+  e.aux = use->addr;
+  e.aux2 = c;
+  e.index = slot_addr;
+  e.info = t - slot_addr;
+  if (!reloc_table_add (f->table, &e))
+    return false;
+  return use->rt == REG_ZERO || note_value (f, use, use->rt, t);
+}
+
+static bool
+add_pending (struct finder *f, const struct insn *def, unsigned reg,
+	     const struct insn *use, uint32_t c, uint32_t slot_addr,
+	     uint32_t origin)
+{
+  struct pending_ref *p;
+
+  if (!array_room (&f->pending, &f->alloc_pending, f->n_pending,
+		   sizeof *f->pending, 64))
+    return false;
+  p = &f->pending[f->n_pending++];
+  p->def = def;
+  p->use = use;
+  p->reg = reg;
+  p->c = c;
+  p->slot_addr = slot_addr;
+  p->origin = origin;
+  return true;
+}
+
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
    lui.  A store of REG to the stack is followed from its reloads.
-   MAYBE: REG may also hold another value (a reload that another store
-   reaches too, reload_sees_other): no code address is entered but one
-   put in t9, since a code reference the copy changed in a pointer that
+   A code address put in any register but t9 waits in F's pending list
+   until every spill is known (settle_pending).  MAYBE: REG may also
+   hold another value (a reload that another store reaches too,
+   reload_sees_other): no code address is entered but one put in t9,
+   since a code reference the copy changed in a pointer that
    was not one breaks the program, while one left alone is translated
    where it is jumped to; an address in t9 is the entry of a function
    that computes its gp from it, which must be the copy's.  */
@@ -362,25 +406,16 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
       if (u->op == OP_ADDIU && u->rs == reg)
 	{
 	  uint32_t t = c + (uint32_t) u->imm;
-	  struct reloc_entry e = { 0 };
 
 	  /* Only a 64 KiB page plus %lo is a GOT reference: a local entry
 	     that holds a whole address (a function that binds locally) is
 	     used as it is, and an addiu to it is arithmetic on a pointer.  */
 	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
-	      if (maybe && u->rt != REG_T9)
-		continue;
-	      e.type = slot_addr != 0 ? RELOC_GOT_REF : RELOC_HI_LO;
-	      e.addr = origin;
-	      e.target = t;
-	      e.aux = u->addr;
-	      e.aux2 = c;
-	      e.index = slot_addr;
-	      e.info = t - slot_addr;
-	      ok = reloc_table_add (f->table, &e);
-	      if (ok && u->rt != REG_ZERO)
-		ok = note_value (f, u, u->rt, t);
+	      if (u->rt == REG_T9)
+		ok = enter_code_ref (f, u, c, slot_addr, origin);
+	      else if (!maybe)
+		ok = add_pending (f, def, reg, u, c, slot_addr, origin);
 	    }
 	  else if (u->rt != REG_ZERO)
 	    {
@@ -454,10 +489,34 @@ function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
   *hi = a < f->n_funcs ? f->funcs[a] : UINT32_MAX;
 }
 
-/* Whether the reload RELOAD, which the store STORE of spill SP reaches,
-   may also see another value: another store over its slot in its
-   function (one not known to spill the same constant) whose value can
-   reach it, or one that regflow cannot follow (a partial store).  gcc
+/* The function around ADDR, as function_bounds, clipped to ADDR's code
+   section; false when ADDR is in none.  */
+
+static bool
+function_span (const struct finder *f, uint32_t addr, uint32_t *lo,
+	       uint32_t *hi)
+{
+  const struct insn_section *sec = NULL;
+
+  for (size_t s = 0; s < f->code->n_sections; s++)
+    if (addr >= f->code->sections[s].start
+	&& addr < f->code->sections[s].end)
+      sec = &f->code->sections[s];
+  if (sec == NULL)
+    return false;
+  function_bounds (f, addr, lo, hi);
+  if (*lo < sec->start)
+    *lo = sec->start;
+  if (*hi > sec->end)
+    *hi = sec->end;
+  return true;
+}
+
+/* Whether the reload RELOAD may see another value than the constant
+   VALUE of the GOT slot SLOT_ADDR (0: of a lui): another store over
+   its slot in its function (one not known to spill the same constant)
+   whose value can reach it, or one that regflow cannot follow (a
+   partial store).  gcc
    gives one stack slot to several values whose lives do not overlap,
    and a loop brings the value of its last iteration's store back to
    the reload (Debian's libmp3lame: a data pointer was taken for a
@@ -466,31 +525,20 @@ function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
    failure.  */
 
 static bool
-reload_sees_other (struct finder *f, const struct spill *sp,
-		   const struct insn *store, const struct insn *reload,
-		   bool *ok)
+reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
+		   const struct insn *reload, bool *ok)
 {
-  const struct insn_section *sec = NULL;
   uint32_t lo, hi;
 
   *ok = true;
-  for (size_t s = 0; s < f->code->n_sections; s++)
-    if (reload->addr >= f->code->sections[s].start
-	&& reload->addr < f->code->sections[s].end)
-      sec = &f->code->sections[s];
-  if (sec == NULL)
+  if (!function_span (f, reload->addr, &lo, &hi))
     return true;
-  function_bounds (f, reload->addr, &lo, &hi);
-  if (lo < sec->start)
-    lo = sec->start;
-  if (hi > sec->end)
-    hi = sec->end;
   for (uint32_t a = lo; a < hi; a += 4)
     {
       const struct insn *x = code_insn_at (f->code, a);
       bool same = false;
 
-      if (x == NULL || x == store || x->rs != REG_SP
+      if (x == NULL || x->rs != REG_SP
 	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
 	continue;
       if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
@@ -500,8 +548,8 @@ reload_sees_other (struct finder *f, const struct spill *sp,
 	continue;
       for (size_t i = 0; i < f->n_spills && !same; i++)
 	same = (f->spills[i].store == x->addr
-		&& f->spills[i].value == sp->value
-		&& f->spills[i].slot_addr == sp->slot_addr);
+		&& f->spills[i].value == value
+		&& f->spills[i].slot_addr == slot_addr);
       if (same)
 	continue;
       if (!regflow_follow_slot (f->rf, x))
@@ -512,6 +560,65 @@ reload_sees_other (struct finder *f, const struct spill *sp,
       for (size_t k = 0; k < f->rf->n_uses; k++)
 	if (f->rf->uses[k] == reload)
 	  return true;
+    }
+  return false;
+}
+
+/* Whether USE, which reads REG as DEF set it to the constant C (of the
+   GOT slot SLOT_ADDR, 0 for a lui), may also see another value of REG:
+   another instruction of its function that writes REG reaches it (not
+   the same load of the same constant, nor a reload of a slot that
+   only holds it), or a walk was cut short.  Calls end the walks of the
+   registers a callee may change (regflow_follow_abi): a value that
+   lives on only through a call to a function that does not return is
+   none.  Uses and clobbers F's regflow; *OK false on allocation
+   failure.  */
+
+static bool
+reader_sees_other (struct finder *f, const struct insn *def, unsigned reg,
+		   const struct insn *use, uint32_t c, uint32_t slot_addr,
+		   bool *ok)
+{
+  uint32_t lo, hi;
+
+  *ok = true;
+  if (!function_span (f, use->addr, &lo, &hi))
+    return true;
+  for (uint32_t a = lo; a < hi; a += 4)
+    {
+      const struct insn *x = code_insn_at (f->code, a);
+
+      if (x == NULL || x == def || (x->writes & REG_BIT (reg)) == 0)
+	continue;
+      if (x->kind != INSN_OTHER)
+	continue;
+      /* A load of the same GOT slot or the same lui gives the same
+	 constant.  */
+      if (slot_addr != 0 && x->op == OP_LW && x->rs == REG_GP
+	  && f->obj->gp + (uint32_t) x->imm == slot_addr)
+	continue;
+      if (slot_addr == 0 && x->op == OP_LUI && (uint32_t) x->imm << 16 == c)
+	continue;
+      if (is_reload (x))
+	{
+	  bool other = reload_sees_other (f, c, slot_addr, x, ok);
+	  if (!*ok)
+	    return true;
+	  if (!other)
+	    continue;
+	}
+      if (!regflow_follow_abi (f->rf, x, reg))
+	{
+	  *ok = false;
+	  return true;
+	}
+      if (f->rf->truncated)
+	return true;
+      for (size_t k = 0; k < f->rf->n_uses; k++)
+	if (f->rf->uses[k] == use)
+	  {
+	    return true;
+	  }
     }
   return false;
 }
@@ -548,7 +655,8 @@ follow_spills (struct finder *f)
       for (size_t k = 0; ok && k < n; k++)
 	if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
 	  {
-	    bool maybe = reload_sees_other (f, &sp, store, reloads[k], &ok);
+	    bool maybe = reload_sees_other (f, sp.value, sp.slot_addr,
+					    reloads[k], &ok);
 	    if (ok)
 	      ok = follow_constant (f, reloads[k], reloads[k]->rt, sp.value,
 				    sp.slot_addr, sp.origin, maybe);
@@ -558,6 +666,73 @@ follow_spills (struct finder *f)
   return ok;
 }
 
+
+/* Whether the value that DEF puts in REG is jumped to or called
+   through, or put in t9 (where a function that a bal enters finds its
+   own address), by a reader that surely sees it, itself or copied
+   (DEPTH copies at most).  */
+
+static bool
+called_through (struct finder *f, const struct insn *def, unsigned reg,
+		int depth, bool *ok)
+{
+  const struct insn **use = NULL;
+  size_t n = 0;
+  bool called = false;
+
+  *ok = regflow_follow_abi (f->rf, def, reg);
+  if (!*ok || f->rf->n_uses == 0)
+    return false;
+  n = f->rf->n_uses;
+  use = malloc (n * sizeof *use);
+  if (use == NULL)
+    {
+      *ok = false;
+      return false;
+    }
+  memcpy (use, f->rf->uses, n * sizeof *use);
+  for (size_t i = 0; *ok && !called && i < n; i++)
+    {
+      const struct insn *u = use[i];
+      if ((u->kind == INSN_IJUMP || u->kind == INSN_ICALL) && u->rs == reg)
+	called = true;
+      else if (copy_source (u) == reg)
+	called = u->rd == REG_T9
+		 || (depth > 0 && called_through (f, u, u->rd, depth - 1, ok));
+    }
+  free (use);
+  return called && *ok;
+}
+
+/* Enter the pending code references (struct pending_ref) whose addiu
+   sees no other value of its register, or whose result is called or
+   jumped to (the other value is then another way to the same page, or
+   the path that brings it is not one: regflow does not know which
+   calls never return; and a function entered by bal with its old
+   address in t9 would compute a wrong gp).  A loop's own increment of the register brings
+   its value back to the increment (Debian's coreutils tail: `lw
+   s2,%got(x)(gp)` on one path into a loop, whose `addiu s2,s2,88` then
+   looked like the GOT page plus the %lo of code, and the copy's
+   changed addiu broke the loop); a reference left alone is translated
+   where it is jumped to.  */
+
+static bool
+settle_pending (struct finder *f)
+{
+  bool ok = true;
+
+  for (size_t i = 0; ok && i < f->n_pending; i++)
+    {
+      const struct pending_ref *p = &f->pending[i];
+      bool enter = !reader_sees_other (f, p->def, p->reg, p->use, p->c,
+				       p->slot_addr, &ok);
+      if (ok && !enter)
+	enter = called_through (f, p->use, p->use->rt, 1, &ok);
+      if (ok && enter)
+	ok = enter_code_ref (f, p->use, p->c, p->slot_addr, p->origin);
+    }
+  return ok;
+}
 
 /* One pass of find_code_refs, walking with RF, which knows the targets
    of the switch tables in the second pass.  */
@@ -628,6 +803,8 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   if (ok)
     ok = follow_spills (&f);
   if (ok)
+    ok = settle_pending (&f);
+  if (ok)
     ok = emit_tables (&f);
   free (f.branch_in);
   free (f.entered);
@@ -635,6 +812,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   free (f.tables);
   free (f.slot_done);
   free (f.spills);
+  free (f.pending);
   free (f.funcs);
   return ok;
 }

@@ -248,6 +248,8 @@ struct tracked
   bool slot;
   unsigned reg;
   int32_t offset;
+  bool abi;			/* A call ends every register that the
+				   o32 ABI does not preserve.  */
 };
 
 
@@ -296,7 +298,12 @@ writes_tracked (const struct tracked *t, const struct insn *insn)
 static bool
 survives_call (const struct tracked *t)
 {
-  return t->slot || (t->reg != REG_V0 && t->reg != REG_V1);
+  if (t->slot)
+    return true;
+  if (t->abi)
+    return (t->reg >= REG_S0 && t->reg <= REG_S7) || t->reg == REG_FP
+	   || t->reg == REG_GP || t->reg == REG_SP;
+  return t->reg != REG_V0 && t->reg != REG_V1;
 }
 
 /* Queue the places control reaches after the control transfer BRANCH
@@ -449,11 +456,27 @@ walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
   return true;
 }
 
+static bool follow (struct regflow *rf, const struct insn *def,
+		    unsigned reg, bool abi);
+
 bool
 regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg)
 {
-  struct tracked t = { false, reg, 0 };
-  uint64_t key = memo_key (def->addr, reg);
+  return follow (rf, def, reg, false);
+}
+
+bool
+regflow_follow_abi (struct regflow *rf, const struct insn *def,
+		    unsigned reg)
+{
+  return follow (rf, def, reg, true);
+}
+
+static bool
+follow (struct regflow *rf, const struct insn *def, unsigned reg, bool abi)
+{
+  struct tracked t = { false, reg, 0, abi };
+  uint64_t key = memo_key (def->addr, abi ? reg | 0x80 : reg);
   bool ok;
 
   if (reg == REG_ZERO)
@@ -472,7 +495,7 @@ regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg)
 bool
 regflow_follow_slot (struct regflow *rf, const struct insn *store)
 {
-  struct tracked t = { true, 0, store->imm };
+  struct tracked t = { true, 0, store->imm, false };
   uint64_t key = memo_key (store->addr, MEMO_SLOT);
   bool ok;
 

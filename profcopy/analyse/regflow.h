@@ -64,6 +64,13 @@ void regflow_free (struct regflow *rf);
    on allocation failure.  */
 bool regflow_follow (struct regflow *rf, const struct insn *def, unsigned reg);
 
+/* Likewise, but a call ends the walk of every register that the o32
+   ABI lets a callee change (regflow_follow lets all but v0 and v1
+   live on, for callers that keep more across calls to functions they
+   know, gcc's -fipa-ra): the readers that surely see DEF's value.  */
+bool regflow_follow_abi (struct regflow *rf, const struct insn *def,
+			 unsigned reg);
+
 /* Likewise for the stack slot that the store STORE (`sw r,off(sp)`)
    writes: collect every reload `lw x,off(sp)` that can see the stored
    value, up to a store over the slot or a change of sp.  */
