@@ -22,6 +22,9 @@ dump_entry (FILE *out, const struct reloc_entry *e)
       fprintf (out, " info=0x%08" PRIx32 " gp=0x%08" PRIx32
 	       " func=0x%08" PRIx32 " reg=%s", e->info, e->aux, e->target,
 	       e->via == VIA_RA ? "ra" : "t9");
+      if (e->aux2 != 0)
+	fprintf (out, " pair=$%" PRIu32 " addu=0x%08" PRIx32, e->index,
+		 e->aux2);
       break;
     case RELOC_DATA:
       fprintf (out, " target=0x%08" PRIx32 " via=%s", e->target,

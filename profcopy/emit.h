@@ -72,6 +72,11 @@ struct snippet
 				   that holds gp.  */
   bool guard;			/* A translation: with the gp guard first
 				   (emit/text.c, put_gp_guard).  */
+  uint8_t gp_reg;		/* A translation: the register that holds
+				   gp, if not gp (LLVM's code).  */
+  bool gp_from_pc;		/* A translation where no register holds
+				   gp: it computes gp into regs[2] from a
+				   bal, ra saved meanwhile.  */
 };
 
 /* New GOT entries after the counter chunks.  */

@@ -36,6 +36,10 @@
 /* Words of put_jump_note.  */
 #define JUMP_NOTE_WORDS	16
 
+/* The words that compute gp for a translation from a bal
+   (struct snippet, gp_from_pc).  */
+#define GP_FROM_PC_WORDS	8
+
 /* The flags of struct emitter's hooks.  */
 #define HOOK_SYSCALL	1
 #define HOOK_JUMP_NOTE	2
@@ -341,6 +345,7 @@ void put_loop_exit (struct cursor *c, size_t block,
 
 const struct reloc_entry *prologue_at (const struct reloc_table *t,
 				       uint32_t addr);
+bool is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn);
 
 bool has_base (const struct insn *insn);
 

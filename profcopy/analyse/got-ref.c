@@ -188,7 +188,8 @@ follow_entry (struct finder *f, const struct insn *def, unsigned reg,
 	  if (other == REG_ZERO)
 	    continue;
 	  next.add = u->addr;
-	  if (other == REG_GP)
+	  if (other == REG_GP
+	      || reloc_table_gp_base (f->table, u->addr) == other)
 	    next.kind = TABLE_GPREL;
 	  else
 	    {
@@ -773,8 +774,10 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
       for (size_t i = 0; ok && i < sec->n_insns; i++)
 	{
 	  const struct insn *insn = &sec->insns[i];
-	  if (insn->op == OP_LW && insn->rs == REG_GP && insn->rt != REG_ZERO
-	      && insn->rt != REG_GP)
+	  if (insn->op == OP_LW && insn->rt != REG_ZERO && insn->rt != REG_GP
+	      && (insn->rs == REG_GP
+		  || (insn->rs != REG_ZERO
+		      && reloc_table_gp_base (table, insn->addr) == insn->rs)))
 	    {
 	      uint32_t slot = obj->gp + (uint32_t) insn->imm, value;
 	      if (slot >= local_end && slot < global_end
@@ -827,6 +830,94 @@ compare_edges (const void *pa, const void *pb)
   return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
+/* Record in TABLE the loads and stores based on REG, which DEF sets to
+   gp, and the addus that add it to another register (a gp-relative
+   switch table's element), and follow its copies (DEPTH at most) but
+   those into gp; of gp itself (LLVM's prologue into gp), only the
+   copies.  */
+
+static bool
+follow_gp_copy (struct regflow *rf, struct reloc_table *table,
+		const struct insn *def, unsigned reg, int depth)
+{
+  const struct insn **use;
+  size_t n;
+  bool ok = regflow_follow (rf, def, reg);
+
+  if (!ok || rf->n_uses == 0)
+    return ok;
+  n = rf->n_uses;
+  use = malloc (n * sizeof *use);
+  if (use == NULL)
+    return false;
+  memcpy (use, rf->uses, n * sizeof *use);
+  for (size_t i = 0; ok && i < n; i++)
+    {
+      const struct insn *u = use[i];
+      unsigned to = copy_source (u) == reg ? u->rd : 0;
+      if (reg == REG_GP)
+	{
+	  /* gp's own readers are known as such; its copies are not.  */
+	  if (to != 0 && to != REG_GP && depth > 0)
+	    ok = follow_gp_copy (rf, table, u, to, depth - 1);
+	}
+      else if (((u->op == OP_ADDIU || (u->op >= 0x20 && u->op <= 0x3f))
+		&& u->rs == reg)
+	       || (is_addu (u) && u->rs != u->rt
+		   && (u->rs == reg || u->rt == reg)))
+	{
+	  ok = array_room (&table->gp_bases, &table->alloc_gp_bases,
+			   table->n_gp_bases, sizeof *table->gp_bases, 256);
+	  if (ok)
+	    table->gp_bases[table->n_gp_bases++]
+	      = (uint64_t) u->addr << 8 | reg;
+	}
+      else if (to != 0 && to != REG_GP && depth > 0)
+	ok = follow_gp_copy (rf, table, u, to, depth - 1);
+    }
+  free (use);
+  return ok;
+}
+
+static int
+compare_u64 (const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *) pa, b = *(const uint64_t *) pb;
+
+  return a < b ? -1 : a > b;
+}
+
+/* The loads and stores whose base holds gp from LLVM's prologue into
+   another register than gp (struct reloc_table, gp_bases).  */
+
+static bool
+find_gp_bases (const struct code *code, struct reloc_table *table,
+	       struct regflow *rf)
+{
+  bool ok = true;
+  size_t k = 0;
+
+  for (size_t i = 0; ok && i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      const struct insn *addu;
+      if (e->type != RELOC_PROLOGUE || e->aux2 == 0)
+	continue;
+      addu = code_insn_at (code, e->aux2);
+      if (addu != NULL && addu->rd != REG_ZERO)
+	ok = follow_gp_copy (rf, table, addu, addu->rd, 2);
+    }
+  if (!ok || table->n_gp_bases == 0)
+    return ok;
+  qsort (table->gp_bases, table->n_gp_bases, sizeof *table->gp_bases,
+	 compare_u64);
+  for (size_t i = 0; i < table->n_gp_bases; i++)
+    if (k == 0 || table->gp_bases[i] != table->gp_bases[k - 1])
+      table->gp_bases[k++] = table->gp_bases[i];
+  table->n_gp_bases = k;
+  return true;
+}
+
 /* Find GOT references, switch tables, GOT slots used as code pointers
    and non-PIC address pairs.  A value that a switch carries into one of
    its cases can only be followed once the switch's table is known, so
@@ -845,7 +936,8 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
   /* The second pass follows registers through the switch tables the
      first one found; the walks of the first that met no indirect jump
      are kept for it.  */
-  ok = regflow_init (&rf, code) && find_code_refs_1 (obj, code, table, &rf);
+  ok = regflow_init (&rf, code) && find_gp_bases (code, table, &rf)
+       && find_code_refs_1 (obj, code, table, &rf);
   if (ok)
     edges = malloc ((table->n_entries - keep + 1) * sizeof *edges);
   if (edges == NULL)
@@ -869,7 +961,9 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
   table->n_entries = keep;
   table->n_values = keep_values;
   regflow_set_jump_edges (&rf, (const uint32_t (*)[2]) edges, n_edges);
-  ok = find_code_refs_1 (obj, code, table, &rf);
+  table->n_gp_bases = 0;
+  ok = find_gp_bases (code, table, &rf)
+       && find_code_refs_1 (obj, code, table, &rf);
   regflow_free (&rf);
   free (edges);
   return ok;

@@ -31,7 +31,8 @@ gp_step (const struct emitter *e, bool valid, const struct insn *insn)
 {
   if (!(insn->writes & R (REG_GP)))
     return valid;
-  if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA)
+  if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA
+      || is_llvm_gp_addu (&e->a->relocs, insn))
     return true;
   return (insn->op == OP_LW && insn->rs == REG_SP
 	  && (e->gp_untrusted == NULL

@@ -19,6 +19,7 @@
 #include "array.h"
 #include "object.h"
 #include "insn.h"
+#include "mips-ops.h"
 #include "reloc-table.h"
 #include "reloc-finders.h"
 
@@ -75,10 +76,39 @@ reloc_table_add_value (struct reloc_table *table, uint32_t addr)
 #define ADDU_GP_GP_T9	0x0399e021u	/* addu gp,gp,t9 */
 #define ADDU_GP_GP_RA	0x039fe021u	/* addu gp,gp,ra */
 
-/* Find every gp prologue: `lui gp,hi; addiu gp,gp,lo; addu gp,gp,R`
-   with R = t9 (function entry) or ra (the bal form of start-up code).
-   INFO is hi:lo, the distance from the function to gp; the function
-   (the value of R) is therefore gp - INFO.  */
+/* The addu that ends LLVM's gp prologue of the pair `lui R,hi; addiu
+   R,R,lo' at I in SEC: `addu X,R,t9' (or t9,R) in the straight-line
+   code after the pair, a branch's delay slot the last place looked
+   at, before R or t9 is written; NULL if none.  */
+
+static const struct insn *
+llvm_prologue_addu (const struct insn_section *sec, size_t i)
+{
+  unsigned r = sec->insns[i].rt;
+
+  for (size_t k = i + 2; k < sec->n_insns && k < i + 2 + 32; k++)
+    {
+      const struct insn *x = &sec->insns[k];
+      if (x->op == 0 && (x->word & 0x3f) == FUNCT_ADDU
+	  && (x->word >> 6 & 0x1f) == 0
+	  && ((x->rs == r && x->rt == REG_T9)
+	      || (x->rs == REG_T9 && x->rt == r)))
+	return x;
+      if ((x->writes & (REG_BIT (r) | REG_BIT (REG_T9))) != 0
+	  || x->kind == INSN_INVALID || (x->flags & INSN_F_SLOT))
+	return NULL;
+    }
+  return NULL;
+}
+
+/* Find every gp prologue: `lui gp,hi; addiu gp,gp,lo; addu gp,gp,R'
+   with R = t9 (function entry) or ra (the bal form of start-up code),
+   and LLVM's, which puts the pair in any register and adds t9 to it
+   later, into gp or any other register that it then takes for gp
+   (Rust's programs).  INFO is hi:lo, the distance from the function to
+   gp; the function (the value of R) is therefore gp - INFO.  INDEX is
+   the pair's register, AUX2 the addu of LLVM's form, whose function
+   must start at the lui.  */
 
 static bool
 find_prologues (const struct mips_object *obj, const struct code *code,
@@ -90,17 +120,30 @@ find_prologues (const struct mips_object *obj, const struct code *code,
       for (size_t i = 0; i + 2 < sec->n_insns; i++)
 	{
 	  const struct insn *lui = &sec->insns[i];
+	  const struct insn *addu = NULL;
 	  uint32_t w2 = sec->insns[i + 1].word, w3 = sec->insns[i + 2].word;
 	  struct reloc_entry e = { 0 };
 
-	  if ((lui->word & LUI_GP_MASK) != LUI_GP
-	      || (w2 & LUI_GP_MASK) != ADDIU_GP_GP
-	      || (w3 != ADDU_GP_GP_T9 && w3 != ADDU_GP_GP_RA))
+	  if (lui->op != OP_LUI || lui->rt == REG_ZERO
+	      || sec->insns[i + 1].op != OP_ADDIU
+	      || sec->insns[i + 1].rs != lui->rt
+	      || sec->insns[i + 1].rt != lui->rt)
+	    continue;
+	  e.info = (lui->word << 16) + (uint32_t) (int32_t) (int16_t) w2;
+	  if ((lui->word & LUI_GP_MASK) == LUI_GP
+	      && (w3 == ADDU_GP_GP_T9 || w3 == ADDU_GP_GP_RA))
+	    e.via = w3 == ADDU_GP_GP_T9 ? VIA_T9 : VIA_RA;
+	  else if (obj->gp - e.info == lui->addr
+		   && (addu = llvm_prologue_addu (sec, i)) != NULL)
+	    {
+	      e.via = VIA_T9;
+	      e.aux2 = addu->addr;
+	    }
+	  else
 	    continue;
 	  e.type = RELOC_PROLOGUE;
-	  e.via = w3 == ADDU_GP_GP_T9 ? VIA_T9 : VIA_RA;
 	  e.addr = lui->addr;
-	  e.info = (lui->word << 16) + (uint32_t) (int32_t) (int16_t) w2;
+	  e.index = lui->rt;
 	  e.target = obj->gp - e.info;
 	  e.aux = obj->gp;
 	  if (!reloc_table_add (table, &e))
@@ -462,9 +505,28 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
   return true;
 }
 
+unsigned
+reloc_table_gp_base (const struct reloc_table *table, uint32_t addr)
+{
+  size_t lo = 0, hi = table->n_gp_bases;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (table->gp_bases[mid] >> 8 < addr)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo < table->n_gp_bases && table->gp_bases[lo] >> 8 == addr)
+    return (unsigned) (table->gp_bases[lo] & 0xff);
+  return 0;
+}
+
 void
 reloc_table_free (struct reloc_table *table)
 {
+  free (table->gp_bases);
   free (table->values);
   free (table->entries);
   memset (table, 0, sizeof *table);

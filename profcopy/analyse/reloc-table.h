@@ -22,7 +22,8 @@ struct code;
 /* Entry types, in the order --dump-relocs prints them.  */
 enum reloc_type
 {
-  RELOC_PROLOGUE,		/* lui gp / addiu gp,gp / addu gp,gp,t9|ra.  */
+  RELOC_PROLOGUE,		/* lui gp / addiu gp,gp / addu gp,gp,t9|ra,
+				   or LLVM's in any register.  */
   RELOC_DATA,			/* A text address held in data.  */
   RELOC_GOT_REF,		/* lw x,off(gp) ... addiu y,x,lo.  */
   RELOC_GOT,			/* A local GOT slot holding a text address.  */
@@ -90,6 +91,12 @@ struct reloc_table
      indirect jump or call (find_code_refs); sorted by the data scan.  */
   uint32_t *values;
   size_t n_values, alloc_values;
+  /* The loads and stores whose base register holds this object's gp
+     though it is not gp, and the addus that add such a register to
+     another: LLVM's prologue puts gp in any register (find_code_refs);
+     each the address << 8 | the register, sorted.  */
+  uint64_t *gp_bases;
+  size_t n_gp_bases, alloc_gp_bases;
 };
 
 /* Build the relocation information table of OBJ, whose executable
@@ -98,6 +105,11 @@ bool reloc_table_build (const struct mips_object *obj, const struct code *code,
 			struct reloc_table *table, char **errmsg);
 
 void reloc_table_free (struct reloc_table *table);
+
+/* The register of the instruction at ADDR that holds gp though it is
+   not gp (struct reloc_table, gp_bases), or 0.  */
+unsigned reloc_table_gp_base (const struct reloc_table *table,
+			      uint32_t addr);
 
 /* The name --dump-relocs uses for TYPE.  */
 const char *reloc_type_name (enum reloc_type type);

@@ -395,7 +395,10 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
       return true;
     }
   /* gp-relative references to the old GOT's global part move up.  */
-  if (has_base (insn) && insn->rs == REG_GP)
+  if (has_base (insn)
+      && (insn->rs == REG_GP
+	  || (insn->rs != REG_ZERO
+	      && reloc_table_gp_base (&e->a->relocs, insn->addr) == insn->rs)))
     {
       uint32_t old = obj->gp + (uint32_t) insn->imm;
       if (old >= obj->got_addr + 4 * g->n_old_local
@@ -427,31 +430,48 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
   const struct emitter *e = c->e;
   const struct reloc_table *t = &e->a->relocs;
   const struct reloc_entry *r;
-  bool is_lui;
+  bool is_lui = insn->op == OP_LUI;
   uint32_t info;
 
-  /* Both words of a gp prologue's pair write gp.  */
-  if (!(insn->writes & R (REG_GP)))
+  /* A gp prologue's pair is a lui and an addiu of the same register.  */
+  if (!is_lui && insn->op != OP_ADDIU)
     return false;
-  r = prologue_at (t, insn->addr);
-  is_lui = r != NULL;
-  if (r == NULL && insn->addr >= 4)
-    r = prologue_at (t, insn->addr - 4);
-  if (r == NULL)
+  r = prologue_at (t, is_lui ? insn->addr : insn->addr - 4);
+  if (r == NULL || insn->rt != r->index)
     return false;
   info = e->got.gp - emit_map (e, r->target);
   if (is_lui)
-    put (c, itype (OP_LUI, 0, REG_GP, ((info + 0x8000) >> 16) & 0xffff));
+    put (c, itype (OP_LUI, 0, r->index, ((info + 0x8000) >> 16) & 0xffff));
   else
-    put (c, itype (OP_ADDIU, REG_GP, REG_GP, info & 0xffff));
+    put (c, itype (OP_ADDIU, r->index, r->index, info & 0xffff));
   return true;
 }
 
-/* Put into REG the run-time value of the new GOT entry K: loaded off gp,
-   or, in a fixed-address object, its value as a constant.  */
+/* Whether INSN is the addu of LLVM's gp prologue that puts gp in gp:
+   `addu gp,R,t9', R the prologue's pair (find_prologues), whose lui
+   lies at most 32 words before.  */
+
+bool
+is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn)
+{
+  if (insn->op != 0 || (insn->word & 0x3f) != FUNCT_ADDU
+      || insn->rd != REG_GP || (insn->rs != REG_T9 && insn->rt != REG_T9))
+    return false;
+  for (uint32_t k = 2; k <= 34 && k * 4 <= insn->addr; k++)
+    {
+      const struct reloc_entry *r = prologue_at (t, insn->addr - 4 * k);
+      if (r != NULL && r->aux2 == insn->addr)
+	return true;
+    }
+  return false;
+}
+
+/* Put into REG the run-time value of the new GOT entry K: loaded off
+   BASE, which holds gp, or, in a fixed-address object, its value as a
+   constant.  */
 
 static void
-put_got_value (struct cursor *c, unsigned reg, uint32_t k)
+put_got_value_at (struct cursor *c, unsigned base, unsigned reg, uint32_t k)
 {
   const struct new_got *g = &c->e->got;
   uint32_t hi;
@@ -459,7 +479,7 @@ put_got_value (struct cursor *c, unsigned reg, uint32_t k)
 
   if (!c->e->fixed_address)
     {
-      put (c, itype (OP_LW, REG_GP, reg, 4 * (g->n_old_local + k) - 0x7ff0));
+      put (c, itype (OP_LW, base, reg, 4 * (g->n_old_local + k) - 0x7ff0));
       return;
     }
   split_hi_lo (g->new_values[k], &hi, &lo);
@@ -558,7 +578,8 @@ gp_guard_words (const struct emitter *e)
    so no pointer to real code is taken for one.  */
 
 static void
-put_gp_guard (struct cursor *c, unsigned x, unsigned r1, unsigned r2)
+put_gp_guard (struct cursor *c, unsigned base, unsigned x, unsigned r1,
+	      unsigned r2)
 {
   const struct emitter *e = c->e;
   const struct new_got *g = &e->got;
@@ -570,10 +591,10 @@ put_gp_guard (struct cursor *c, unsigned x, unsigned r1, unsigned r2)
   put (c, itype (OP_ADDIU, r1, r1, (uint32_t) lo));
   put (c, enc_addu (r1, x, r1));
   /* if r1 < end && !(r1 < start), x = r1.  */
-  put_got_value (c, r2, GOT_OLD_END (g));
+  put_got_value_at (c, base, r2, GOT_OLD_END (g));
   put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
   put (c, itype (OP_BEQ, r2, 0, start_words + 4));	/* beqz */
-  put_got_value (c, r2, GOT_OLD_START (g));
+  put_got_value_at (c, base, r2, GOT_OLD_START (g));
   put (c, rtype (FUNCT_SLTU, r1, r2, r2, 0));
   put (c, itype (OP_BNE, r2, 0, 2));			/* bnez */
   put (c, 0);
@@ -596,24 +617,43 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   const struct emitter *e = c->e;
   const struct new_got *g = &e->got;
   unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
+  unsigned base = sn->gp_reg != 0 ? sn->gp_reg : REG_GP;
   uint32_t hi;
   int32_t lo;
 
   put_spill (c, sn);
+  if (sn->gp_from_pc)
+    {
+      /* base = the new gp, from the address that a bal leaves in ra:
+	 addiu sp,sp,-8; sw ra,0(sp); bal 1f; lui base,hi; 1: addiu
+	 base,base,lo; addu base,base,ra; lw ra,0(sp); addiu sp,sp,8.  */
+      uint32_t d;
+      base = sn->regs[2];
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+      put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+      d = g->gp - (c->pc + 8);
+      split_hi_lo (d, &hi, &lo);
+      put (c, enc_bal (1));
+      put (c, itype (OP_LUI, 0, base, hi));
+      put (c, itype (OP_ADDIU, base, base, (uint32_t) lo));
+      put (c, enc_addu (base, base, REG_RA));
+      put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+    }
   if (sn->guard)
-    put_gp_guard (c, x, r1, r2);
+    put_gp_guard (c, base, x, r1, r2);
   /* r1 = end; if x >= end, done; r2 = start; if x < start, done;
      r1 = x - start.  */
-  put_got_value (c, r1, GOT_OLD_END (g));
+  put_got_value_at (c, base, r1, GOT_OLD_END (g));
   put (c, rtype (FUNCT_SLTU, x, r1, r1, 0));
   put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
-  put_got_value (c, r2, GOT_OLD_START (g));
+  put_got_value_at (c, base, r2, GOT_OLD_START (g));
   put (c, rtype (FUNCT_SLTU, x, r2, r1, 0));
   put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
   put (c, rtype (FUNCT_SUBU, x, r2, r1, 0));
   /* x = the map's entry: the new address at link time, to which a
      loaded object adds its bias, start - the link-time start.  */
-  put_got_value (c, x, GOT_MAP (g));
+  put_got_value_at (c, base, x, GOT_MAP (g));
   put (c, enc_addu (x, x, r1));
   put (c, itype (OP_LW, x, x, 0));
   if (e->fixed_address)
@@ -677,9 +717,15 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
 
   if (p->has_fall)
     {
-      uint32_t words = snippet_words (e, &p->taken) + 3;
+      /* b to the next block, over the stub and the carry island that
+	 layout_pass may put after it.  */
+      int64_t off;
       put_snippet (c, index, index, &p->s, NULL, 0);
-      put (c, itype (OP_BEQ, 0, 0, words));	/* b over the stub */
+      off = ((int64_t) emit_map (e, b->end) - (int64_t) (c->pc + 4)) / 4;
+      if (off < 0 || off > 32767)
+	return reach_error (errmsg, ctl, "the counting stub of an ll/sc block",
+			    "the next block");
+      put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
       put (c, 0);
     }
   put_snippet (c, index, index, &p->taken, NULL, 0);

@@ -521,6 +521,31 @@ gp_read_before (const struct emitter *e, const struct block *b, uint32_t at)
   return false;
 }
 
+/* A register that holds gp at the word AT of block B though it is not
+   gp: one that an earlier instruction of B reads as gp (LLVM's code,
+   struct reloc_table's gp_bases) and that nothing writes from there to
+   AT; else 0.  */
+
+static unsigned
+gp_holder_before (const struct emitter *e, const struct block *b,
+		  uint32_t at)
+{
+  uint64_t written = 0;
+
+  while (at > b->start)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, at -= 4);
+      unsigned r;
+      if (insn == NULL)
+	return 0;
+      r = reloc_table_gp_base (&e->a->relocs, insn->addr);
+      if (r != 0 && !((written | insn->writes) & R (r)))
+	return r;
+      written |= insn->writes;
+    }
+  return 0;
+}
+
 bool
 plan_translations (struct emitter *e, char **errmsg)
 {
@@ -540,7 +565,8 @@ plan_translations (struct emitter *e, char **errmsg)
 	const struct block *b;
 	struct snippet *sn = &e->xlate[w];
 	int budget = 16;
-	bool guard;
+	unsigned held;
+	bool guard, from_pc;
 
 	sn->kind = 0xff;
 	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
@@ -561,8 +587,20 @@ plan_translations (struct emitter *e, char **errmsg)
 	   leaf functions without a gp prologue call through pointers
 	   too, and a jump into the original code there runs it with
 	   the switch tables already rewritten for the new.  */
+	held = 0;
+	if (b != NULL && !e->gp_valid[w] && !e->fixed_address
+	    && !gp_read_before (e, b, insn->addr))
+	  held = gp_holder_before (e, b, insn->addr);
+	if (held == insn->rs)
+	  held = 0;
+	/* A switch whose words may be gp-relative ones that nothing
+	   rewrote needs its translation where no register holds gp
+	   too: it computes gp from a bal.  */
+	from_pc = guard && b != NULL && !e->gp_valid[w] && !e->fixed_address
+		  && held == 0 && !gp_read_before (e, b, insn->addr)
+		  && insn->rs != REG_RA;
 	if (b == NULL
-	    || (!e->gp_valid[w] && !e->fixed_address
+	    || (!e->gp_valid[w] && !e->fixed_address && held == 0 && !from_pc
 		&& !(guard && gp_read_before (e, b, insn->addr)))
 	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
 	  {
@@ -585,8 +623,10 @@ plan_translations (struct emitter *e, char **errmsg)
 	choose_regs (sn, free_scratch (e, cfg_live_at (code, &a->cfg, b,
 							insn->addr),
 				       insn->addr),
-		     2, 0, R (insn->rs) | R (REG_RA));
+		     from_pc ? 3 : 2, 0, R (insn->rs) | R (REG_RA) | R (held));
 	sn->guard = guard;
+	sn->gp_reg = (uint8_t) held;
+	sn->gp_from_pc = from_pc;
 	e->stats.n_xlate++;
 	e->n_xlate_guarded += guard;
       }

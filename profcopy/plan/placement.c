@@ -239,7 +239,9 @@ movable (const struct insn *insn)
    or that may run in the slot of a branch-likely (else), that writes
    neither the increment's registers nor sp, fp, gp or ra (nor, as a
    load, a callee-saved register: the unwind tables may restore it
-   there), and that no probe goes in front of.  */
+   there), that is no half of a gp prologue's pair (LLVM's writes any
+   register; put_prologue_part writes it), and that no probe goes in
+   front of.  */
 
 static bool
 slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
@@ -260,6 +262,9 @@ slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
       || (e->gotref_slot[w] != 0 && e->gotref_form[w] != GOTREF_GP)
       || gotref_before_words (e, w) != 0
       || !(again ? rerunnable (insn) : movable (insn)))
+    return false;
+  if ((insn->op == OP_LUI && prologue_at (&e->a->relocs, at) != NULL)
+      || (insn->op == OP_ADDIU && prologue_at (&e->a->relocs, at - 4) != NULL))
     return false;
   for (unsigned k = 0; k < 3; k++)
     avoid |= R (s->regs[k]);
