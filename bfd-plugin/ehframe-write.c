@@ -830,6 +830,20 @@ rewrite_lsda (struct builder *bd, uint32_t old, uint32_t old_start,
     {
       uint64_t start, len, lp, action;
       uint32_t a, na, ne, nlp = 0;
+      size_t z = t.pos;
+
+      /* Zero bytes to the table's end pad it (GCC's C++ objects, as in
+	 Debian's 7za and cmake; fewer than an entry, maybe): no call
+	 site, no landing pad.  The copy keeps them, so that a
+	 personality routine reads the same entries.  */
+      while (z < t.end && t.base[z] == 0)
+	z++;
+      if (z == t.end)
+	{
+	  for (; t.pos < t.end; t.pos++)
+	    buf_u8 (&cs, 0);
+	  break;
+	}
 
       if (!get_value (bd, &t, cs_enc, &start)
 	  || !get_value (bd, &t, cs_enc, &len)
