@@ -373,6 +373,9 @@ add_pending (struct finder *f, const struct insn *def, unsigned reg,
   return true;
 }
 
+static bool function_span (const struct finder *f, uint32_t addr,
+			   uint32_t *lo, uint32_t *hi);
+
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
    lui.  A store of REG to the stack is followed from its reloads.
@@ -389,6 +392,8 @@ static bool
 follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 		 uint32_t c, uint32_t slot_addr, uint32_t origin, bool maybe)
 {
+  uint32_t lo, hi;
+  bool have_span;
   const struct mips_object *obj = f->obj;
   bool ok = true;
   size_t n;
@@ -399,6 +404,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
   if (slot_addr != 0 && (c & 0xffff) != 0 && !maybe
       && !note_value (f, def, reg, c))
     return false;
+  have_span = function_span (f, def->addr, &lo, &hi);
   use = readers (f, def, reg, &n, &ok);
   for (size_t i = 0; ok && i < n; i++)
     {
@@ -413,6 +419,11 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	     used as it is, and an addiu to it is arithmetic on a pointer.  */
 	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
+	      /* A register's value does not live on into another function
+		 (a walk that went there through a tail jump or a table's
+		 words meets another value).  */
+	      if (have_span && (u->addr < lo || u->addr >= hi))
+		continue;
 	      if (u->rt == REG_T9)
 		ok = enter_code_ref (f, u, c, slot_addr, origin);
 	      else if (!maybe)
@@ -641,9 +652,12 @@ follow_spills (struct finder *f)
       const struct insn *store = code_insn_at (f->code, sp.store);
       size_t n;
       const struct insn **reloads;
+      uint32_t lo, hi;
+      bool have_span;
 
       if (store == NULL)
 	continue;
+      have_span = function_span (f, store->addr, &lo, &hi);
       if (!regflow_follow_slot (f->rf, store))
 	return false;
       n = f->rf->n_uses;
@@ -656,6 +670,12 @@ follow_spills (struct finder *f)
       for (size_t k = 0; ok && k < n; k++)
 	if (reloads[k]->rt != REG_ZERO && reloads[k]->rt != REG_SP)
 	  {
+	    /* A slot is one of the store's frame: a walk that left its
+	       function (through a tail jump or a table's words) meets
+	       another function's slot.  */
+	    if (have_span
+		&& (reloads[k]->addr < lo || reloads[k]->addr >= hi))
+	      continue;
 	    bool maybe = reload_sees_other (f, sp.value, sp.slot_addr,
 					    reloads[k], &ok);
 	    if (ok)
@@ -735,6 +755,82 @@ settle_pending (struct finder *f)
   return ok;
 }
 
+static int
+compare_aux_target (const void *pa, const void *pb)
+{
+  const uint32_t *a = pa, *b = pb;
+
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Drop the code references from entry FIRST of TABLE on whose addiu
+   two different code addresses meet: a register that holds two GOT
+   pages on two paths (one of which no run takes: regflow does not know
+   which calls never return) with one %lo for both (Debian's fd-find).
+   Neither can be rewritten; the addiu keeps the original address,
+   which the jump through it translates.  */
+
+static bool
+drop_conflicts (struct reloc_table *table, size_t first)
+{
+  uint32_t (*v)[2];
+  size_t n = 0, k = first;
+
+  v = malloc ((table->n_entries - first + 1) * sizeof *v);
+  if (v == NULL)
+    return false;
+  for (size_t i = first; i < table->n_entries; i++)
+    if (table->entries[i].type == RELOC_GOT_REF
+	|| table->entries[i].type == RELOC_HI_LO)
+      {
+	v[n][0] = table->entries[i].aux;
+	v[n][1] = table->entries[i].target;
+	n++;
+      }
+  qsort (v, n, sizeof *v, compare_aux_target);
+  /* Keep in V only the addius with two targets.  */
+  {
+    size_t m = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+      if (v[i][0] == v[i + 1][0] && v[i][1] != v[i + 1][1]
+	  && (m == 0 || v[m - 1][0] != v[i][0]))
+	v[m++][0] = v[i][0];
+    n = m;
+  }
+  if (n == 0)
+    {
+      free (v);
+      return true;
+    }
+  for (size_t i = first; i < table->n_entries; i++)
+    {
+      const struct reloc_entry *e = &table->entries[i];
+      bool drop = false;
+      if (e->type == RELOC_GOT_REF || e->type == RELOC_HI_LO)
+	{
+	  size_t a = 0, b = n;
+	  while (a < b)
+	    {
+	      size_t mid = a + (b - a) / 2;
+	      if (v[mid][0] < e->aux)
+		a = mid + 1;
+	      else
+		b = mid;
+	    }
+	  drop = a < n && v[a][0] == e->aux;
+	}
+      if (drop)
+	table->n_by_type[e->type]--;
+      else
+	table->entries[k++] = *e;
+    }
+  table->n_entries = k;
+  free (v);
+  return true;
+}
+
 /* One pass of find_code_refs, walking with RF, which knows the targets
    of the switch tables in the second pass.  */
 
@@ -749,6 +845,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 					 ? obj->dyn.symtabno - obj->dyn.gotsym
 					 : 0);
   bool ok = true;
+  size_t first = table->n_entries;
 
   f.obj = obj;
   f.code = code;
@@ -807,6 +904,8 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
     ok = follow_spills (&f);
   if (ok)
     ok = settle_pending (&f);
+  if (ok)
+    ok = drop_conflicts (table, first);
   if (ok)
     ok = emit_tables (&f);
   free (f.branch_in);
