@@ -854,9 +854,15 @@ mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
 	  return;
 	}
 
+  /* A function known only from a code address in data may be a label
+     of a computed goto, which a jump through another register enters
+     (Ruby's threaded interpreter: its counters took t9 for the label's
+     address); a callback that no symbol, FDE, prologue or call names
+     costs a pc-relative count instead.  */
   for (size_t f = 0; f < cfg->n_funcs; f++)
     if (cfg->funcs[f].n_blocks > 0
-	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY)))
+	&& !(cfg->funcs[f].from & (FUNC_FROM_SECTION | FUNC_FROM_ENTRY))
+	&& cfg->funcs[f].from != FUNC_FROM_RELOC)
       entry_ok[cfg->funcs[f].first_block] = 1;
   for (size_t i = 0; i < a->n_landing_pads; i++)
     {
