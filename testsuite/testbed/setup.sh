@@ -54,7 +54,8 @@ wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
 	perl-base perl libperl5.36 perl-modules-5.36 file libmagic1
 	libmagic-mgc bash grep sed gawk tar diffutils xz-utils zstd lz4
 	brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
-	findutils cpio patch dc ed bsdextrautils ruby3.1 libruby3.1"
+	findutils cpio patch dc ed bsdextrautils ruby3.1 libruby3.1
+	p7zip-full"
 
 log ()
 {
