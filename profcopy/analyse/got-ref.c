@@ -63,33 +63,43 @@ copy_source (const struct insn *insn)
   return 0;
 }
 
-/* Run a walk of REG from DEF and return a malloc'd copy of the readers
+/* A malloc'd copy of the readers that the walk of RF just made found
    (the walker's own list is reused by nested walks), or NULL with *N
-   zero on failure or when there are none.  */
+   zero when there are none or on failure: WALKED false (the walk's) or
+   no memory, which also set *OK false.  */
 
-const struct insn **
-readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
-	 bool *ok)
+static const struct insn **
+copy_readers (const struct regflow *rf, bool walked, size_t *n, bool *ok)
 {
   const struct insn **copy;
 
   *n = 0;
-  if (!regflow_follow (f->rf, def, reg))
+  if (!walked)
     {
       *ok = false;
       return NULL;
     }
-  if (f->rf->n_uses == 0)
+  if (rf->n_uses == 0)
     return NULL;
-  copy = malloc (f->rf->n_uses * sizeof *copy);
+  copy = malloc (rf->n_uses * sizeof *copy);
   if (copy == NULL)
     {
       *ok = false;
       return NULL;
     }
-  memcpy (copy, f->rf->uses, f->rf->n_uses * sizeof *copy);
-  *n = f->rf->n_uses;
+  memcpy (copy, rf->uses, rf->n_uses * sizeof *copy);
+  *n = rf->n_uses;
   return copy;
+}
+
+/* Run a walk of REG from DEF and return a malloc'd copy of the readers
+   (copy_readers).  */
+
+const struct insn **
+readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
+	 bool *ok)
+{
+  return copy_readers (f->rf, regflow_follow (f->rf, def, reg), n, ok);
 }
 
 static bool
@@ -189,7 +199,7 @@ follow_entry (struct finder *f, const struct insn *def, unsigned reg,
 	    continue;
 	  next.add = u->addr;
 	  if (other == REG_GP
-	      || reloc_table_gp_base (f->table, u->addr) == other)
+	      || reloc_table_holds_gp (f->table, u->addr, other))
 	    next.kind = TABLE_GPREL;
 	  else
 	    {
@@ -600,9 +610,8 @@ reader_sees_other (struct finder *f, const struct insn *def, unsigned reg,
     {
       const struct insn *x = code_insn_at (f->code, a);
 
-      if (x == NULL || x == def || (x->writes & REG_BIT (reg)) == 0)
-	continue;
-      if (x->kind != INSN_OTHER)
+      if (x == NULL || x == def || (x->writes & REG_BIT (reg)) == 0
+	  || x->kind != INSN_OTHER)
 	continue;
       /* A load of the same GOT slot or the same lui gives the same
 	 constant.  */
@@ -628,9 +637,7 @@ reader_sees_other (struct finder *f, const struct insn *def, unsigned reg,
 	return true;
       for (size_t k = 0; k < f->rf->n_uses; k++)
 	if (f->rf->uses[k] == use)
-	  {
-	    return true;
-	  }
+	  return true;
     }
   return false;
 }
@@ -697,21 +704,14 @@ static bool
 called_through (struct finder *f, const struct insn *def, unsigned reg,
 		int depth, bool *ok)
 {
-  const struct insn **use = NULL;
-  size_t n = 0;
+  size_t n;
   bool called = false;
+  const struct insn **use;
 
-  *ok = regflow_follow_abi (f->rf, def, reg);
-  if (!*ok || f->rf->n_uses == 0)
-    return false;
-  n = f->rf->n_uses;
-  use = malloc (n * sizeof *use);
+  *ok = true;
+  use = copy_readers (f->rf, regflow_follow_abi (f->rf, def, reg), &n, ok);
   if (use == NULL)
-    {
-      *ok = false;
-      return false;
-    }
-  memcpy (use, f->rf->uses, n * sizeof *use);
+    return false;
   for (size_t i = 0; *ok && !called && i < n; i++)
     {
       const struct insn *u = use[i];
@@ -873,8 +873,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 	  const struct insn *insn = &sec->insns[i];
 	  if (insn->op == OP_LW && insn->rt != REG_ZERO && insn->rt != REG_GP
 	      && (insn->rs == REG_GP
-		  || (insn->rs != REG_ZERO
-		      && reloc_table_gp_base (table, insn->addr) == insn->rs)))
+		  || reloc_table_holds_gp (table, insn->addr, insn->rs)))
 	    {
 	      uint32_t slot = obj->gp + (uint32_t) insn->imm, value;
 	      if (slot >= local_end && slot < global_end
@@ -939,17 +938,13 @@ static bool
 follow_gp_copy (struct regflow *rf, struct reloc_table *table,
 		const struct insn *def, unsigned reg, int depth)
 {
-  const struct insn **use;
   size_t n;
-  bool ok = regflow_follow (rf, def, reg);
+  bool ok = true;
+  const struct insn **use = copy_readers (rf, regflow_follow (rf, def, reg),
+					  &n, &ok);
 
-  if (!ok || rf->n_uses == 0)
-    return ok;
-  n = rf->n_uses;
-  use = malloc (n * sizeof *use);
   if (use == NULL)
-    return false;
-  memcpy (use, rf->uses, n * sizeof *use);
+    return ok;
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];

@@ -111,6 +111,15 @@ void reloc_table_free (struct reloc_table *table);
 unsigned reloc_table_gp_base (const struct reloc_table *table,
 			      uint32_t addr);
 
+/* Whether REG (not zero) is the register of the instruction at ADDR
+   that holds gp (reloc_table_gp_base).  */
+static inline bool
+reloc_table_holds_gp (const struct reloc_table *table, uint32_t addr,
+		      unsigned reg)
+{
+  return reg != 0 && reloc_table_gp_base (table, addr) == reg;
+}
+
 /* The name --dump-relocs uses for TYPE.  */
 const char *reloc_type_name (enum reloc_type type);
 

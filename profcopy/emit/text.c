@@ -45,6 +45,23 @@ has_base (const struct insn *insn)
   return insn->op == OP_ADDIU || (insn->op >= 0x20 && insn->op <= 0x3f);
 }
 
+/* Put into R the run-time address of the new code's TARGET (a
+   link-time address of the copy), relative to a bal: 4 words, ra
+   clobbered.  */
+
+static void
+put_bal_address (struct cursor *c, unsigned r, uint32_t target)
+{
+  uint32_t hi;
+  int32_t lo;
+
+  split_hi_lo (target - (c->pc + 8), &hi, &lo);
+  put (c, enc_bal (1));
+  put (c, itype (OP_LUI, 0, r, hi));
+  put (c, enc_addu (r, r, REG_RA));
+  put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+}
+
 /* Write the jump (CALL: jalr) to the new address of the original code
    address TARGET through register R: from the new GOT entry K when
    USE_GP, else relative to a bal, which clobbers ra: with SAVE_RA, ra is
@@ -63,19 +80,12 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
 		   4 * (e->got.n_old_local + k) - 0x7ff0));
   else
     {
-      uint32_t here, hi;
-      int32_t lo;
       if (save_ra)
 	{
 	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
 	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
 	}
-      here = c->pc + 8;
-      split_hi_lo (emit_map (e, target) - here, &hi, &lo);
-      put (c, enc_bal (1));
-      put (c, itype (OP_LUI, 0, r, hi));
-      put (c, enc_addu (r, r, REG_RA));
-      put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
+      put_bal_address (c, r, emit_map (e, target));
       if (save_ra)
 	put (c, itype (OP_LW, REG_SP, REG_RA, 0));
     }
@@ -93,18 +103,11 @@ static void
 put_pad_jump (struct cursor *c, uint32_t target)
 {
   const struct emitter *e = c->e;
-  uint32_t here, hi;
-  int32_t lo;
 
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
   put (c, itype (OP_SW, REG_SP, REG_AT, 0));
   put (c, itype (OP_SW, REG_SP, REG_RA, 4));
-  here = c->pc + 8;
-  split_hi_lo (e->layout.pad[emit_word_index (e, target)] - here, &hi, &lo);
-  put (c, enc_bal (1));
-  put (c, itype (OP_LUI, 0, REG_AT, hi));
-  put (c, enc_addu (REG_AT, REG_AT, REG_RA));
-  put (c, itype (OP_ADDIU, REG_AT, REG_AT, (uint32_t) lo));
+  put_bal_address (c, REG_AT, e->layout.pad[emit_word_index (e, target)]);
   put (c, enc_jr (REG_AT));
   put (c, 0);
 }
@@ -397,8 +400,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
   /* gp-relative references to the old GOT's global part move up.  */
   if (has_base (insn)
       && (insn->rs == REG_GP
-	  || (insn->rs != REG_ZERO
-	      && reloc_table_gp_base (&e->a->relocs, insn->addr) == insn->rs)))
+	  || reloc_table_holds_gp (&e->a->relocs, insn->addr, insn->rs)))
     {
       uint32_t old = obj->gp + (uint32_t) insn->imm;
       if (old >= obj->got_addr + 4 * g->n_old_local
@@ -624,19 +626,11 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put_spill (c, sn);
   if (sn->gp_from_pc)
     {
-      /* base = the new gp, from the address that a bal leaves in ra:
-	 addiu sp,sp,-8; sw ra,0(sp); bal 1f; lui base,hi; 1: addiu
-	 base,base,lo; addu base,base,ra; lw ra,0(sp); addiu sp,sp,8.  */
-      uint32_t d;
+      /* base = the new gp, relative to a bal, ra kept below sp.  */
       base = sn->regs[2];
       put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
       put (c, itype (OP_SW, REG_SP, REG_RA, 0));
-      d = g->gp - (c->pc + 8);
-      split_hi_lo (d, &hi, &lo);
-      put (c, enc_bal (1));
-      put (c, itype (OP_LUI, 0, base, hi));
-      put (c, itype (OP_ADDIU, base, base, (uint32_t) lo));
-      put (c, enc_addu (base, base, REG_RA));
+      put_bal_address (c, base, g->gp);
       put (c, itype (OP_LW, REG_SP, REG_RA, 0));
       put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
     }

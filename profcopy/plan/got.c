@@ -566,7 +566,7 @@ plan_translations (struct emitter *e, char **errmsg)
 	struct snippet *sn = &e->xlate[w];
 	int budget = 16;
 	unsigned held;
-	bool guard, from_pc;
+	bool guard, no_gp, read_gp, from_pc;
 
 	sn->kind = 0xff;
 	if (insn->kind != INSN_IJUMP && insn->kind != INSN_ICALL)
@@ -587,21 +587,20 @@ plan_translations (struct emitter *e, char **errmsg)
 	   leaf functions without a gp prologue call through pointers
 	   too, and a jump into the original code there runs it with
 	   the switch tables already rewritten for the new.  */
-	held = 0;
-	if (b != NULL && !e->gp_valid[w] && !e->fixed_address
-	    && !gp_read_before (e, b, insn->addr))
-	  held = gp_holder_before (e, b, insn->addr);
+	/* Where gp is not known valid, the program may read it (a
+	   switch's `addu x,y,gp'), or another register may hold it
+	   (LLVM's code); a switch whose words may be gp-relative ones
+	   that nothing rewrote needs its translation where neither is
+	   so too: it computes gp from a bal.  */
+	no_gp = b != NULL && !e->gp_valid[w] && !e->fixed_address;
+	read_gp = no_gp && gp_read_before (e, b, insn->addr);
+	held = no_gp && !read_gp ? gp_holder_before (e, b, insn->addr) : 0;
 	if (held == insn->rs)
 	  held = 0;
-	/* A switch whose words may be gp-relative ones that nothing
-	   rewrote needs its translation where no register holds gp
-	   too: it computes gp from a bal.  */
-	from_pc = guard && b != NULL && !e->gp_valid[w] && !e->fixed_address
-		  && held == 0 && !gp_read_before (e, b, insn->addr)
+	from_pc = guard && no_gp && !read_gp && held == 0
 		  && insn->rs != REG_RA;
 	if (b == NULL
-	    || (!e->gp_valid[w] && !e->fixed_address && held == 0 && !from_pc
-		&& !(guard && gp_read_before (e, b, insn->addr)))
+	    || (no_gp && held == 0 && !from_pc && !(guard && read_gp))
 	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
 	  {
 	    if (guard)
