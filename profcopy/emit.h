@@ -47,6 +47,12 @@ struct new_got
   uint32_t *target_of;		/* Entry n_fixed+k: new address of the
 				   original code address target_of[k].  */
   uint32_t n_targets, alloc_targets;
+  uint32_t *moved_pages;	/* Sorted: the values of old local entries
+				   that are a 64 KiB page and also a code
+				   address called through them, which the
+				   copy changes to its new address (a
+				   function at a page's start).  */
+  size_t n_moved_pages;
 };
 
 /* One counter increment: how it reaches the counter, with which

@@ -928,20 +928,77 @@ compare_edges (const void *pa, const void *pb)
   return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-/* Record in TABLE the loads and stores based on REG, which DEF sets to
-   gp, and the addus that add it to another register (a gp-relative
-   switch table's element), and follow its copies (DEPTH at most) but
-   those into gp; of gp itself (LLVM's prologue into gp), only the
-   copies.  */
+/* The state of find_gp_bases: the walker, the table it fills and the
+   function entries known to it (sorted), which bound a frame.  */
+struct gp_walk
+{
+  struct regflow *rf;
+  struct reloc_table *table;
+  const struct code *code;
+  uint32_t *funcs;
+  size_t n_funcs;
+};
+
+/* Whether the reload RELOAD of the stack slot that STORE fills can see
+   another value than STORE's: another store over the slot in its
+   function (or a partial one) that reaches it.  Out of memory counts
+   as seen.  Clobbers W's walker.  */
 
 static bool
-follow_gp_copy (struct regflow *rf, struct reloc_table *table,
-		const struct insn *def, unsigned reg, int depth)
+slot_sees_other (struct gp_walk *w, const struct insn *store,
+		 const struct insn *reload)
+{
+  size_t a = 0, b = w->n_funcs;
+  uint32_t lo, hi;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (w->funcs[mid] <= reload->addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  if (a == 0 || a == w->n_funcs || store->addr < w->funcs[a - 1]
+      || store->addr >= w->funcs[a])
+    return true;
+  lo = w->funcs[a - 1];
+  hi = w->funcs[a];
+  for (uint32_t x = lo; x < hi; x += 4)
+    {
+      const struct insn *i = code_insn_at (w->code, x);
+      if (i == NULL || i == store || i->rs != REG_SP
+	  || (i->op != OP_SW && i->op != OP_SH && i->op != OP_SB
+	      && i->op != OP_SWL && i->op != OP_SWR)
+	  || i->imm <= reload->imm - 4 || i->imm >= reload->imm + 4)
+	continue;
+      if (i->op != OP_SW || i->imm != reload->imm
+	  || !regflow_follow_slot (w->rf, i))
+	return true;
+      for (size_t k = 0; k < w->rf->n_uses; k++)
+	if (w->rf->uses[k] == reload)
+	  return true;
+    }
+  return false;
+}
+
+/* Record in W's table the loads and stores based on REG, which DEF sets
+   to gp, and the addus that add it to another register (a gp-relative
+   switch table's element), and follow its copies (DEPTH at most) but
+   those into gp, and its reloads from a stack slot that holds nothing
+   else (LLVM spills the register that holds gp and reuses it: Debian's
+   ripgrep, whose calls through the reloaded register read the old
+   GOT's offsets of global entries); of gp itself (LLVM's prologue into
+   gp), only the copies and the reloads into other registers.  */
+
+static bool
+follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
+		int depth)
 {
   size_t n;
   bool ok = true;
-  const struct insn **use = copy_readers (rf, regflow_follow (rf, def, reg),
-					  &n, &ok);
+  const struct insn **use
+    = copy_readers (w->rf, regflow_follow (w->rf, def, reg), &n, &ok);
 
   if (use == NULL)
     return ok;
@@ -949,25 +1006,42 @@ follow_gp_copy (struct regflow *rf, struct reloc_table *table,
     {
       const struct insn *u = use[i];
       unsigned to = copy_source (u) == reg ? u->rd : 0;
-      if (reg == REG_GP)
+      if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
+	{
+	  size_t m;
+	  const struct insn **back;
+	  if (depth <= 0)
+	    continue;
+	  back = copy_readers (w->rf, regflow_follow_slot (w->rf, u), &m,
+			       &ok);
+	  for (size_t k = 0; ok && k < m; k++)
+	    if (back[k]->op == OP_LW && back[k]->rs == REG_SP
+		&& back[k]->imm == u->imm && back[k]->rt != REG_ZERO
+		&& back[k]->rt != REG_GP && back[k]->rt != REG_SP
+		&& !slot_sees_other (w, u, back[k]))
+	      ok = follow_gp_copy (w, back[k], back[k]->rt, depth - 1);
+	  free (back);
+	}
+      else if (reg == REG_GP)
 	{
 	  /* gp's own readers are known as such; its copies are not.  */
 	  if (to != 0 && to != REG_GP && depth > 0)
-	    ok = follow_gp_copy (rf, table, u, to, depth - 1);
+	    ok = follow_gp_copy (w, u, to, depth - 1);
 	}
       else if (((u->op == OP_ADDIU || (u->op >= 0x20 && u->op <= 0x3f))
 		&& u->rs == reg)
 	       || (is_addu (u) && u->rs != u->rt
 		   && (u->rs == reg || u->rt == reg)))
 	{
-	  ok = array_room (&table->gp_bases, &table->alloc_gp_bases,
-			   table->n_gp_bases, sizeof *table->gp_bases, 256);
+	  ok = array_room (&w->table->gp_bases, &w->table->alloc_gp_bases,
+			   w->table->n_gp_bases, sizeof *w->table->gp_bases,
+			   256);
 	  if (ok)
-	    table->gp_bases[table->n_gp_bases++]
+	    w->table->gp_bases[w->table->n_gp_bases++]
 	      = (uint64_t) u->addr << 8 | reg;
 	}
       else if (to != 0 && to != REG_GP && depth > 0)
-	ok = follow_gp_copy (rf, table, u, to, depth - 1);
+	ok = follow_gp_copy (w, u, to, depth - 1);
     }
   free (use);
   return ok;
@@ -988,9 +1062,13 @@ static bool
 find_gp_bases (const struct code *code, struct reloc_table *table,
 	       struct regflow *rf)
 {
+  struct gp_walk w = { rf, table, code, NULL, 0 };
   bool ok = true;
   size_t k = 0;
 
+  w.funcs = function_entries (table, &w.n_funcs);
+  if (w.funcs == NULL)
+    return false;
   for (size_t i = 0; ok && i < table->n_entries; i++)
     {
       const struct reloc_entry *e = &table->entries[i];
@@ -999,8 +1077,9 @@ find_gp_bases (const struct code *code, struct reloc_table *table,
 	continue;
       addu = code_insn_at (code, e->aux2);
       if (addu != NULL && addu->rd != REG_ZERO)
-	ok = follow_gp_copy (rf, table, addu, addu->rd, 2);
+	ok = follow_gp_copy (&w, addu, addu->rd, 2);
     }
+  free (w.funcs);
   if (!ok || table->n_gp_bases == 0)
     return ok;
   qsort (table->gp_bases, table->n_gp_bases, sizeof *table->gp_bases,

@@ -169,14 +169,45 @@ jump_table_meet (const struct emitter *e, unsigned char *in,
   return changed;
 }
 
+/* The functions of E's CFG that have LLVM's gp prologue (its gp in
+   another register than gp: struct reloc_table's gp_bases), as a
+   malloc'd flag per function; NULL with *OK true when there are none,
+   *OK false when out of memory.  */
+
+static unsigned char *
+llvm_functions (const struct emitter *e, bool *ok)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct reloc_table *t = &e->a->relocs;
+  unsigned char *llvm = NULL;
+
+  *ok = true;
+  for (size_t k = 0; k < t->n_entries; k++)
+    if (t->entries[k].type == RELOC_PROLOGUE && t->entries[k].aux2 != 0)
+      {
+	const struct function *f = cfg_function_at (cfg, t->entries[k].addr);
+	if (f == NULL)
+	  continue;
+	if (llvm == NULL && (llvm = calloc (cfg->n_funcs + 1, 1)) == NULL)
+	  {
+	    *ok = false;
+	    return NULL;
+	  }
+	llvm[f - cfg->funcs] = 1;
+      }
+  return llvm;
+}
+
 /* Set GP_READ[i] when some path from the start of block i reads gp
    before writing it, within its function and before any call or
    return.  Compiled code that does so after a call trusts the call to
    leave gp alone (GCC reloads gp after every call that may clobber it
-   and returns), so gp_dataflow may too.  */
+   and returns), so gp_dataflow may too.  Not in a function with LLVM's
+   prologue (LLVM_FUNCS, may be NULL), whose $28 may be any value.  */
 
 static void
-gp_read_ahead (const struct emitter *e, unsigned char *gp_read)
+gp_read_ahead (const struct emitter *e, const unsigned char *llvm_funcs,
+	       unsigned char *gp_read)
 {
   const struct cfg *cfg = &e->a->cfg;
   const struct code *code = &e->a->code;
@@ -192,7 +223,7 @@ gp_read_ahead (const struct emitter *e, unsigned char *gp_read)
   for (size_t i = 0; i < n; i++)
     {
       const struct block *b = &cfg->blocks[i];
-      bool decided = false;
+      bool decided = llvm_funcs != NULL && llvm_funcs[b->func];
       for (uint32_t x = b->start; x < b->end && !decided; x += 4)
 	{
 	  const struct insn *insn = code_insn_at (code, x);
@@ -255,6 +286,8 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   unsigned char *out = malloc (n + 1);
   unsigned char *ret_ok = malloc (cfg->n_funcs + 1);
   struct gp_call *calls = malloc ((n + 1) * sizeof *calls);
+  unsigned char *llvm;
+  bool llvm_ok;
   /* DIRTY: the block's state in, or the returns of the function it
      calls, fell since it was last looked at.  RET_FELL: the function's
      ret_ok fell in the last pass (RET_FELL), or in this one
@@ -304,7 +337,21 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	ret_ok[b->func] = 0;
     }
   mark_entries (e->a, entry);
-  gp_read_ahead (e, gp_read);
+  llvm = llvm_functions (e, &llvm_ok);
+  if (!llvm_ok)
+    {
+      free (entry);
+      free (internal);
+      free (gp_read);
+      free (in);
+      free (out);
+      free (ret_ok);
+      free (calls);
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  gp_read_ahead (e, llvm, gp_read);
+  free (llvm);
   /* A block's gp transfer, for both states in: bit 0 from invalid,
      bit 1 from valid.  */
   for (size_t i = 0; i < n; i++)
@@ -569,75 +616,118 @@ gp_saved_dataflow (struct emitter *e)
   return ok;
 }
 
+/* A save of gp in the stack slot SLOT of the function FUNC.  */
+struct gp_save
+{
+  uint32_t func;
+  int32_t slot;
+};
+
+static bool
+add_save (struct gp_save **v, size_t *n, size_t *room, uint32_t func,
+	  int32_t slot)
+{
+  if (*n == *room)
+    {
+      struct gp_save *p;
+      *room = *room == 0 ? 8 : 2 * *room;
+      p = realloc (*v, *room * sizeof *p);
+      if (p == NULL)
+	return false;
+      *v = p;
+    }
+  (*v)[*n].func = func;
+  (*v)[(*n)++].slot = slot;
+  return true;
+}
+
+static bool
+has_save (const struct gp_save *v, size_t n, uint32_t func, int32_t slot)
+{
+  for (size_t k = 0; k < n; k++)
+    if (v[k].func == func && v[k].slot == slot)
+      return true;
+  return false;
+}
+
 /* Mark in E->gp_untrusted each reload `lw gp,K(sp)' of a function that
    also saves gp in slot K where gp is not valid (the caller's gp:
    musl's _init saves and restores it, and computes none), which gp_step
    then no longer takes for a valid gp.  A slot that a valid gp is saved
-   in is trusted whatever paths lead to the reload, as before.  Return 1
-   when a reload was newly marked (gp_dataflow must run again, and may
-   find more such saves), 0 when none was, -1 when out of memory.
-   Nothing in a fixed-address object, whose counters do not use gp.  */
+   in is trusted whatever paths lead to the reload, as before.  In a
+   function with LLVM's gp prologue, a reload is trusted only from a
+   slot that a valid gp is saved in: LLVM keeps gp in another register
+   there and may give $28 to any value (Debian's ripgrep loads a
+   frame's word into it, and the copy's counters took that for gp).
+   Return 1 when a reload was newly marked (gp_dataflow must run again,
+   and may find more such saves), 0 when none was, -1 when out of
+   memory.  Nothing in a fixed-address object, whose counters do not use
+   gp.  */
 
 int
 gp_check_reloads (struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
   const struct code *code = &e->a->code;
-  struct bad_save { uint32_t func; int32_t slot; } *bad = NULL;
-  size_t n_bad = 0, room = 0;
+  struct gp_save *bad = NULL, *good = NULL;
+  size_t n_bad = 0, room_bad = 0, n_good = 0, room_good = 0;
+  unsigned char *llvm;
+  bool llvm_ok;
   int marked = 0;
 
   if (e->fixed_address)
     return 0;
+  llvm = llvm_functions (e, &llvm_ok);
+  if (!llvm_ok)
+    return -1;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     for (uint32_t x = cfg->blocks[i].start; x < cfg->blocks[i].end; x += 4)
       {
 	const struct insn *insn = code_insn_at (code, x);
+	bool valid;
 	if (insn == NULL || insn->op != OP_SW || insn->rs != REG_SP
-	    || insn->rt != REG_GP || e->gp_valid[emit_word_index (e, x)])
+	    || insn->rt != REG_GP)
 	  continue;
-	if (n_bad == room)
+	valid = e->gp_valid[emit_word_index (e, x)];
+	if (!valid ? !add_save (&bad, &n_bad, &room_bad,
+				cfg->blocks[i].func, insn->imm)
+	    : llvm != NULL && llvm[cfg->blocks[i].func]
+	      && !add_save (&good, &n_good, &room_good,
+			    cfg->blocks[i].func, insn->imm))
 	  {
-	    struct bad_save *p;
-	    room = room == 0 ? 8 : 2 * room;
-	    p = realloc (bad, room * sizeof *bad);
-	    if (p == NULL)
-	      {
-		free (bad);
-		return -1;
-	      }
-	    bad = p;
+	    marked = -1;
+	    goto out;
 	  }
-	bad[n_bad].func = cfg->blocks[i].func;
-	bad[n_bad++].slot = insn->imm;
       }
-  for (size_t i = 0; i < cfg->n_blocks && n_bad > 0; i++)
+  for (size_t i = 0; i < cfg->n_blocks && (n_bad > 0 || llvm != NULL); i++)
     for (uint32_t x = cfg->blocks[i].start; x < cfg->blocks[i].end; x += 4)
       {
 	const struct insn *insn = code_insn_at (code, x);
 	long w = emit_word_index (e, x);
-	bool distrust = false;
+	uint32_t func = cfg->blocks[i].func;
 	if (insn == NULL || insn->op != OP_LW || insn->rs != REG_SP
 	    || !(insn->writes & R (REG_GP))
 	    || (e->gp_untrusted != NULL && e->gp_untrusted[w]))
 	  continue;
-	for (size_t k = 0; k < n_bad && !distrust; k++)
-	  distrust = bad[k].func == cfg->blocks[i].func
-		     && bad[k].slot == insn->imm;
-	if (!distrust)
+	if (!has_save (bad, n_bad, func, insn->imm)
+	    && !(llvm != NULL && llvm[func]
+		 && !has_save (good, n_good, func, insn->imm)))
 	  continue;
 	if (e->gp_untrusted == NULL)
 	  {
 	    e->gp_untrusted = calloc (code->n_words + 1, 1);
 	    if (e->gp_untrusted == NULL)
 	      {
-		free (bad);
-		return -1;
+		marked = -1;
+		goto out;
 	      }
 	  }
 	e->gp_untrusted[w] = 1;
 	marked = 1;
       }
+ out:
+  free (llvm);
+  free (good);
   free (bad);
   return marked;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stages.h"
 
 /* The prologue entry whose lui is at ADDR, or NULL.  Prologue entries
@@ -308,7 +309,7 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
   uint32_t k = e->gotref_slot[w] - 1;
   uint32_t slot = g->n_old_local + k;
   unsigned form = e->gotref_form[w];
-  uint32_t f, d, hi;
+  uint32_t f, d, hi, page;
   int32_t lo;
   unsigned r;
 
@@ -319,7 +320,14 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       /* y = x + (new f - page), the page being f - %lo(f): no gp.  */
       r = GOTREF_KIND (form) == GOTREF_ADD ? insn->rt : GOTREF_REG (form);
       f = g->target_of[k - g->n_fixed];
-      d = emit_map (e, f) - f + (uint32_t) insn->imm;
+      page = f - (uint32_t) insn->imm;
+      /* The copy may have made the page's entry the new address of the
+	 function that starts the page.  */
+      if (bsearch (&page, g->moved_pages, g->n_moved_pages,
+		   sizeof *g->moved_pages, array_compare_u32) != NULL)
+	d = emit_map (e, f) - emit_map (e, page);
+      else
+	d = emit_map (e, f) - page;
       split_hi_lo (d, &hi, &lo);
       put (c, itype (OP_LUI, 0, r, hi));
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
@@ -1120,5 +1128,6 @@ emit_free (struct emitter *e)
   derive_free (&e->derive);
   free (e->got.new_values);
   free (e->got.target_of);
+  free (e->got.moved_pages);
   memset (e, 0, sizeof *e);
 }

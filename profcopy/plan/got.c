@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stages.h"
 
 /* The new GOT entry that holds the new address of the original code
@@ -57,6 +58,23 @@ plan_got (struct emitter *e, char **errmsg)
     g->n_chunks = 1;
   g->n_fixed = g->n_chunks + 3;
   g->n_new = g->n_fixed;
+  g->moved_pages = malloc ((a->relocs.n_entries + 1)
+			   * sizeof *g->moved_pages);
+  if (g->moved_pages == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  g->n_moved_pages = 0;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      if (r->type == RELOC_GOT && r->index < g->n_old_local
+	  && (r->target & 0xffff) == 0)
+	g->moved_pages[g->n_moved_pages++] = r->target;
+    }
+  qsort (g->moved_pages, g->n_moved_pages, sizeof *g->moved_pages,
+	 array_compare_u32);
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];
