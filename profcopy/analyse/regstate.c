@@ -297,10 +297,12 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   unsigned char *fell_now = ret_fell + cfg->n_funcs + 1;
   bool changed = true;
 
+  llvm = llvm_functions (e, &llvm_ok);
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
       || gp_read == NULL || ret_ok == NULL || calls == NULL
-      || dirty == NULL || ret_fell == NULL)
+      || dirty == NULL || ret_fell == NULL || !llvm_ok)
     {
+      free (llvm);
       free (dirty);
       free (ret_fell);
       free (entry);
@@ -337,19 +339,6 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	ret_ok[b->func] = 0;
     }
   mark_entries (e->a, entry);
-  llvm = llvm_functions (e, &llvm_ok);
-  if (!llvm_ok)
-    {
-      free (entry);
-      free (internal);
-      free (gp_read);
-      free (in);
-      free (out);
-      free (ret_ok);
-      free (calls);
-      *errmsg = strdup ("out of memory");
-      return false;
-    }
   gp_read_ahead (e, llvm, gp_read);
   free (llvm);
   /* A block's gp transfer, for both states in: bit 0 from invalid,
