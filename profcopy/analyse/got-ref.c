@@ -939,6 +939,30 @@ struct gp_walk
   size_t n_funcs;
 };
 
+/* The bounds [*LO, *HI) of the function around ADDR among W's entries;
+   false when ADDR is before the first or after the last.  */
+
+static bool
+frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
+	    uint32_t *hi)
+{
+  size_t a = 0, b = w->n_funcs;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (w->funcs[mid] <= addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  if (a == 0 || a == w->n_funcs)
+    return false;
+  *lo = w->funcs[a - 1];
+  *hi = w->funcs[a];
+  return true;
+}
+
 /* Whether the reload RELOAD of the stack slot that STORE fills can see
    another value than STORE's: another store over the slot in its
    function (or a partial one) that reaches it.  Out of memory counts
@@ -948,22 +972,11 @@ static bool
 slot_sees_other (struct gp_walk *w, const struct insn *store,
 		 const struct insn *reload)
 {
-  size_t a = 0, b = w->n_funcs;
   uint32_t lo, hi;
 
-  while (a < b)
-    {
-      size_t mid = a + (b - a) / 2;
-      if (w->funcs[mid] <= reload->addr)
-	a = mid + 1;
-      else
-	b = mid;
-    }
-  if (a == 0 || a == w->n_funcs || store->addr < w->funcs[a - 1]
-      || store->addr >= w->funcs[a])
+  if (!frame_span (w, reload->addr, &lo, &hi) || store->addr < lo
+      || store->addr >= hi)
     return true;
-  lo = w->funcs[a - 1];
-  hi = w->funcs[a];
   for (uint32_t x = lo; x < hi; x += 4)
     {
       const struct insn *i = code_insn_at (w->code, x);
@@ -982,6 +995,67 @@ slot_sees_other (struct gp_walk *w, const struct insn *store,
   return false;
 }
 
+/* Whether U reads REG as the base of a load, store or addiu, or adds it
+   to another register.  */
+
+static bool
+reads_as_base (const struct insn *u, unsigned reg)
+{
+  return ((u->op == OP_ADDIU || (u->op >= 0x20 && u->op <= 0x3f))
+	  && u->rs == reg)
+	 || (is_addu (u) && u->rs != u->rt && (u->rs == reg || u->rt == reg));
+}
+
+static bool
+add_gp_base (struct gp_walk *w, const struct insn *u, unsigned reg)
+{
+  if (!array_room (&w->table->gp_bases, &w->table->alloc_gp_bases,
+		   w->table->n_gp_bases, sizeof *w->table->gp_bases, 256))
+    return false;
+  w->table->gp_bases[w->table->n_gp_bases++] = (uint64_t) u->addr << 8 | reg;
+  return true;
+}
+
+/* When the walk of REG from DEF, LLVM's prologue addu, stopped at its
+   step limit (a function longer than it: one of 160 KiB in Debian's
+   fd-find), and nothing else in the function writes REG but reloads of
+   the caller's value that the prologue saved (the epilogue), every
+   reader of REG as a base in the function reads gp: record them.  */
+
+static bool
+gp_register_of_function (struct gp_walk *w, const struct insn *def,
+			 unsigned reg)
+{
+  uint32_t lo, hi;
+
+  if (reg == REG_GP || !frame_span (w, def->addr, &lo, &hi))
+    return true;
+  for (uint32_t x = lo; x < hi; x += 4)
+    {
+      const struct insn *i = code_insn_at (w->code, x);
+      bool restore = false;
+      if (i == NULL || i == def || !(i->writes & REG_BIT (reg)))
+	continue;
+      if (i->op == OP_LW && i->rs == REG_SP)
+	for (uint32_t y = lo; y < def->addr && !restore; y += 4)
+	  {
+	    const struct insn *save = code_insn_at (w->code, y);
+	    restore = save != NULL && save->op == OP_SW && save->rs == REG_SP
+		      && save->rt == reg && save->imm == i->imm;
+	  }
+      if (!restore)
+	return true;
+    }
+  for (uint32_t x = lo; x < hi; x += 4)
+    {
+      const struct insn *u = code_insn_at (w->code, x);
+      if (u != NULL && u != def && reads_as_base (u, reg)
+	  && !add_gp_base (w, u, reg))
+	return false;
+    }
+  return true;
+}
+
 /* Record in W's table the loads and stores based on REG, which DEF sets
    to gp, and the addus that add it to another register (a gp-relative
    switch table's element), and follow its copies (DEPTH at most) but
@@ -997,9 +1071,12 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
 {
   size_t n;
   bool ok = true;
-  const struct insn **use
-    = copy_readers (w->rf, regflow_follow (w->rf, def, reg), &n, &ok);
+  bool walked = regflow_follow (w->rf, def, reg);
+  bool cut = walked && w->rf->truncated;
+  const struct insn **use = copy_readers (w->rf, walked, &n, &ok);
 
+  if (cut && !gp_register_of_function (w, def, reg))
+    ok = false;
   if (use == NULL)
     return ok;
   for (size_t i = 0; ok && i < n; i++)
@@ -1028,18 +1105,8 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
 	  if (to != 0 && to != REG_GP && depth > 0)
 	    ok = follow_gp_copy (w, u, to, depth - 1);
 	}
-      else if (((u->op == OP_ADDIU || (u->op >= 0x20 && u->op <= 0x3f))
-		&& u->rs == reg)
-	       || (is_addu (u) && u->rs != u->rt
-		   && (u->rs == reg || u->rt == reg)))
-	{
-	  ok = array_room (&w->table->gp_bases, &w->table->alloc_gp_bases,
-			   w->table->n_gp_bases, sizeof *w->table->gp_bases,
-			   256);
-	  if (ok)
-	    w->table->gp_bases[w->table->n_gp_bases++]
-	      = (uint64_t) u->addr << 8 | reg;
-	}
+      else if (reads_as_base (u, reg))
+	ok = add_gp_base (w, u, reg);
       else if (to != 0 && to != REG_GP && depth > 0)
 	ok = follow_gp_copy (w, u, to, depth - 1);
     }
