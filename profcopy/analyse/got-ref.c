@@ -551,16 +551,19 @@ reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
 		   const struct insn *reload, bool *ok)
 {
   uint32_t lo, hi;
+  const struct insn *first;
 
   *ok = true;
   if (!function_span (f, reload->addr, &lo, &hi))
     return true;
-  for (uint32_t a = lo; a < hi; a += 4)
+  /* The span is within one section, whose words are in order.  */
+  first = code_insn_at (f->code, lo);
+  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
     {
-      const struct insn *x = code_insn_at (f->code, a);
+      const struct insn *x = first + (a - lo) / 4;
       bool same = false;
 
-      if (x == NULL || x->rs != REG_SP
+      if (x->rs != REG_SP
 	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
 	continue;
       if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
@@ -602,15 +605,18 @@ reader_sees_other (struct finder *f, const struct insn *def, unsigned reg,
 		   bool *ok)
 {
   uint32_t lo, hi;
+  const struct insn *first;
 
   *ok = true;
   if (!function_span (f, use->addr, &lo, &hi))
     return true;
-  for (uint32_t a = lo; a < hi; a += 4)
+  /* The span is within one section, whose words are in order.  */
+  first = code_insn_at (f->code, lo);
+  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
     {
-      const struct insn *x = code_insn_at (f->code, a);
+      const struct insn *x = first + (a - lo) / 4;
 
-      if (x == NULL || x == def || (x->writes & REG_BIT (reg)) == 0
+      if (x == def || (x->writes & REG_BIT (reg)) == 0
 	  || x->kind != INSN_OTHER)
 	continue;
       /* A load of the same GOT slot or the same lui gives the same
@@ -937,6 +943,10 @@ struct gp_walk
   const struct code *code;
   uint32_t *funcs;
   size_t n_funcs;
+  uint32_t prologue;		/* The addu of the prologue being followed.  */
+  uint64_t *whole;		/* (function start, register) pairs that
+				   gp_register_of_function did.  */
+  size_t n_whole, alloc_whole;
 };
 
 /* The bounds [*LO, *HI) of the function around ADDR among W's entries;
@@ -963,36 +973,53 @@ frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
   return true;
 }
 
-/* Whether the reload RELOAD of the stack slot that STORE fills can see
-   another value than STORE's: another store over the slot in its
-   function (or a partial one) that reaches it.  Out of memory counts
-   as seen.  Clobbers W's walker.  */
+/* The reloads of STORE's stack slot that another value than STORE's
+   can reach: those of every other store over the slot in its function,
+   as a malloc'd list (*N of them; NULL with *N zero when there are
+   none).  *ALL: a partial or overlapping store, or a store outside the
+   known functions, so that every reload may see another value.
+   [*SPAN_LO, *SPAN_HI): the function.  False when out of memory.
+   Clobbers W's walker.  */
 
 static bool
-slot_sees_other (struct gp_walk *w, const struct insn *store,
-		 const struct insn *reload)
+slot_others (struct gp_walk *w, const struct insn *store,
+	     const struct insn ***list, size_t *n, bool *all,
+	     uint32_t *span_lo, uint32_t *span_hi)
 {
-  uint32_t lo, hi;
+  uint32_t lo = 0, hi = 0;
+  size_t room = 0;
 
-  if (!frame_span (w, reload->addr, &lo, &hi) || store->addr < lo
-      || store->addr >= hi)
-    return true;
-  for (uint32_t x = lo; x < hi; x += 4)
+  *list = NULL;
+  *n = 0;
+  *all = !frame_span (w, store->addr, &lo, &hi);
+  *span_lo = lo;
+  *span_hi = hi;
+  for (uint32_t x = lo; !*all && x < hi; x += 4)
     {
       const struct insn *i = code_insn_at (w->code, x);
       if (i == NULL || i == store || i->rs != REG_SP
 	  || (i->op != OP_SW && i->op != OP_SH && i->op != OP_SB
 	      && i->op != OP_SWL && i->op != OP_SWR)
-	  || i->imm <= reload->imm - 4 || i->imm >= reload->imm + 4)
+	  || i->imm <= store->imm - 4 || i->imm >= store->imm + 4)
 	continue;
-      if (i->op != OP_SW || i->imm != reload->imm
+      if (i->op != OP_SW || i->imm != store->imm
 	  || !regflow_follow_slot (w->rf, i))
-	return true;
+	{
+	  *all = true;
+	  break;
+	}
       for (size_t k = 0; k < w->rf->n_uses; k++)
-	if (w->rf->uses[k] == reload)
-	  return true;
+	{
+	  if (!array_room ((void **) list, &room, *n, sizeof **list, 16))
+	    {
+	      free (*list);
+	      *list = NULL;
+	      return false;
+	    }
+	  (*list)[(*n)++] = w->rf->uses[k];
+	}
     }
-  return false;
+  return true;
 }
 
 /* Whether U reads REG as the base of a load, store or addiu, or adds it
@@ -1030,14 +1057,22 @@ gp_register_of_function (struct gp_walk *w, const struct insn *def,
 
   if (reg == REG_GP || !frame_span (w, def->addr, &lo, &hi))
     return true;
+  for (size_t k = 0; k < w->n_whole; k++)
+    if (w->whole[k] == ((uint64_t) lo << 8 | reg))
+      return true;
+  if (!array_room (&w->whole, &w->alloc_whole, w->n_whole,
+		   sizeof *w->whole, 16))
+    return false;
+  w->whole[w->n_whole++] = (uint64_t) lo << 8 | reg;
   for (uint32_t x = lo; x < hi; x += 4)
     {
       const struct insn *i = code_insn_at (w->code, x);
       bool restore = false;
-      if (i == NULL || i == def || !(i->writes & REG_BIT (reg)))
+      if (i == NULL || i->addr == w->prologue
+	  || !(i->writes & REG_BIT (reg)))
 	continue;
       if (i->op == OP_LW && i->rs == REG_SP)
-	for (uint32_t y = lo; y < def->addr && !restore; y += 4)
+	for (uint32_t y = lo; y < w->prologue && !restore; y += 4)
 	  {
 	    const struct insn *save = code_insn_at (w->code, y);
 	    restore = save != NULL && save->op == OP_SW && save->rs == REG_SP
@@ -1087,16 +1122,30 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
 	{
 	  size_t m;
 	  const struct insn **back;
+	  const struct insn **others = NULL;
+	  size_t n_others = 0;
+	  bool all = false;
+	  uint32_t lo = 0, hi = 0;
 	  if (depth <= 0)
 	    continue;
 	  back = copy_readers (w->rf, regflow_follow_slot (w->rf, u), &m,
 			       &ok);
-	  for (size_t k = 0; ok && k < m; k++)
-	    if (back[k]->op == OP_LW && back[k]->rs == REG_SP
-		&& back[k]->imm == u->imm && back[k]->rt != REG_ZERO
-		&& back[k]->rt != REG_GP && back[k]->rt != REG_SP
-		&& !slot_sees_other (w, u, back[k]))
-	      ok = follow_gp_copy (w, back[k], back[k]->rt, depth - 1);
+	  if (back != NULL && ok)
+	    ok = slot_others (w, u, &others, &n_others, &all, &lo, &hi);
+	  for (size_t k = 0; ok && !all && k < m; k++)
+	    {
+	      bool seen = false;
+	      if (back[k]->op != OP_LW || back[k]->rs != REG_SP
+		  || back[k]->addr < lo || back[k]->addr >= hi
+		  || back[k]->imm != u->imm || back[k]->rt == REG_ZERO
+		  || back[k]->rt == REG_GP || back[k]->rt == REG_SP)
+		continue;
+	      for (size_t j = 0; j < n_others && !seen; j++)
+		seen = others[j] == back[k];
+	      if (!seen)
+		ok = follow_gp_copy (w, back[k], back[k]->rt, depth - 1);
+	    }
+	  free (others);
 	  free (back);
 	}
       else if (reg == REG_GP)
@@ -1129,7 +1178,7 @@ static bool
 find_gp_bases (const struct code *code, struct reloc_table *table,
 	       struct regflow *rf)
 {
-  struct gp_walk w = { rf, table, code, NULL, 0 };
+  struct gp_walk w = { rf, table, code, NULL, 0, 0, NULL, 0, 0 };
   bool ok = true;
   size_t k = 0;
 
@@ -1143,10 +1192,12 @@ find_gp_bases (const struct code *code, struct reloc_table *table,
       if (e->type != RELOC_PROLOGUE || e->aux2 == 0)
 	continue;
       addu = code_insn_at (code, e->aux2);
+      w.prologue = e->aux2;
       if (addu != NULL && addu->rd != REG_ZERO)
 	ok = follow_gp_copy (&w, addu, addu->rd, 2);
     }
   free (w.funcs);
+  free (w.whole);
   if (!ok || table->n_gp_bases == 0)
     return ok;
   qsort (table->gp_bases, table->n_gp_bases, sizeof *table->gp_bases,
