@@ -490,6 +490,24 @@ function_entries (const struct reloc_table *table, size_t *n)
   return v;
 }
 
+/* The number of the sorted entries V (N of them) at or before ADDR.  */
+
+static size_t
+entries_upto (const uint32_t *v, size_t n, uint32_t addr)
+{
+  size_t a = 0, b = n;
+
+  while (a < b)
+    {
+      size_t mid = a + (b - a) / 2;
+      if (v[mid] <= addr)
+	a = mid + 1;
+      else
+	b = mid;
+    }
+  return a;
+}
+
 /* The bounds [*LO, *HI) of the function around ADDR, as far as the
    entries known so far tell.  */
 
@@ -497,16 +515,8 @@ void
 function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
 		 uint32_t *hi)
 {
-  size_t a = 0, b = f->n_funcs;
+  size_t a = entries_upto (f->funcs, f->n_funcs, addr);
 
-  while (a < b)
-    {
-      size_t mid = a + (b - a) / 2;
-      if (f->funcs[mid] <= addr)
-	a = mid + 1;
-      else
-	b = mid;
-    }
   *lo = a > 0 ? f->funcs[a - 1] : 0;
   *hi = a < f->n_funcs ? f->funcs[a] : UINT32_MAX;
 }
@@ -956,16 +966,8 @@ static bool
 frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
 	    uint32_t *hi)
 {
-  size_t a = 0, b = w->n_funcs;
+  size_t a = entries_upto (w->funcs, w->n_funcs, addr);
 
-  while (a < b)
-    {
-      size_t mid = a + (b - a) / 2;
-      if (w->funcs[mid] <= addr)
-	a = mid + 1;
-      else
-	b = mid;
-    }
   if (a == 0 || a == w->n_funcs)
     return false;
   *lo = w->funcs[a - 1];
