@@ -385,6 +385,7 @@ add_pending (struct finder *f, const struct insn *def, unsigned reg,
 
 static bool function_span (const struct finder *f, uint32_t addr,
 			   uint32_t *lo, uint32_t *hi);
+static bool known_entry (const struct finder *f, uint32_t addr);
 
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
@@ -459,9 +460,19 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
       else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
 	ok = add_spill (f, u, c, slot_addr, origin);
+      /* A jump through the slot's value makes it a function's address
+	 that the copy must move.  A page is one only if a function starts
+	 there and the jump is in the load's own function: a walk cut
+	 across a noreturn call or a path the program never takes met a
+	 register that holds another value there (fd-find: pages 0xc0000
+	 and 0x20000, in the middle of functions, were moved, and every
+	 %lo reference through them went astray).  */
       else if (slot_addr != 0 && !maybe
 	       && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
-	       && u->rs == reg && object_is_code (obj, c))
+	       && u->rs == reg && object_is_code (obj, c)
+	       && ((c & 0xffff) != 0
+		   || (known_entry (f, c) && have_span
+		       && u->addr >= lo && u->addr < hi)))
 	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
     }
   free (use);
@@ -506,6 +517,16 @@ entries_upto (const uint32_t *v, size_t n, uint32_t addr)
 	b = mid;
     }
   return a;
+}
+
+/* Whether ADDR is a function entry known so far.  */
+
+static bool
+known_entry (const struct finder *f, uint32_t addr)
+{
+  size_t a = entries_upto (f->funcs, f->n_funcs, addr);
+
+  return a > 0 && f->funcs[a - 1] == addr;
 }
 
 /* The bounds [*LO, *HI) of the function around ADDR, as far as the

@@ -14,9 +14,12 @@
 #include "regflow.h"
 
 /* How many instructions one walk may visit.  A register that holds a GOT
-   page in a callee-saved register can stay live through a whole large
-   function; this bound only stops pathological walks.  */
-#define REGFLOW_MAX_STEPS 20000
+   page in a callee-saved register, or the stack slot it is spilled to,
+   can stay live through a whole large function (Rust's fd-find has one
+   of 160 KiB, 41,000 instructions, whose page spilled at its start is
+   reloaded 148 times to the end); this bound only stops pathological
+   walks.  */
+#define REGFLOW_MAX_STEPS 65536
 
 /* One walk made: KEY says from which instruction, of which register
    (or of the stack slot its store writes, MEMO_SLOT), and its readers

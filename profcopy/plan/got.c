@@ -609,14 +609,17 @@ plan_translations (struct emitter *e, char **errmsg)
 	   switch's `addu x,y,gp'), or another register may hold it
 	   (LLVM's code); a switch whose words may be gp-relative ones
 	   that nothing rewrote needs its translation where neither is
-	   so too: it computes gp from a bal.  */
+	   so too, and so does any other jump there: it computes gp from
+	   a bal (fd-find calls through a register that got a GOT page
+	   plus %lo on a path the analysis could not be sure of, with no
+	   register holding gp; left as it was, the call ran the original
+	   code).  */
 	no_gp = b != NULL && !e->gp_valid[w] && !e->fixed_address;
 	read_gp = no_gp && gp_read_before (e, b, insn->addr);
 	held = no_gp && !read_gp ? gp_holder_before (e, b, insn->addr) : 0;
 	if (held == insn->rs)
 	  held = 0;
-	from_pc = guard && no_gp && !read_gp && held == 0
-		  && insn->rs != REG_RA;
+	from_pc = no_gp && !read_gp && held == 0 && insn->rs != REG_RA;
 	if (b == NULL
 	    || (no_gp && held == 0 && !from_pc && !(guard && read_gp))
 	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
