@@ -61,13 +61,6 @@
 #include "sys.h"
 #include "trace.h"
 
-/* The signals that the runtime writes the profile for where they have
-   their default action: those that kill the process because the
-   program went wrong, and the usual requests to end it.  */
-static const int handled_signals[] =
-  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP,
-    SIGINT, SIGTERM, SIGHUP };
-
 /* Nonzero while one thread writes a profile or a dlclose record; a
    second writer (another thread, or a signal arriving during the
    write) gives up (pcrt_try_busy).  */
@@ -452,7 +445,6 @@ static void __attribute__ ((constructor))
 pcrt_init (int argc, char **argv, char **envp)
 {
   const ElfW (auxv_t) *auxv = NULL;
-  struct k_sigaction sa, old;
 
   if (!pcrt_glibc_loader ())
     {
@@ -481,14 +473,7 @@ pcrt_init (int argc, char **argv, char **envp)
   pcrt_writer_init (env);
   pcrt_fill_probe_slots ();
   pcrt_watch_folded_objects (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
-  rt_memset (&sa, 0, sizeof sa);
-  sa.handler = (void (*) (int)) (void (*) (void)) signal_handler;
-  sa.flags = K_SA_SIGINFO | K_SA_RESETHAND | K_SA_NODEFER;
-  for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0];
-       i++)
-    if (sys_sigaction (handled_signals[i], NULL, &old) == 0
-	&& !(old.flags & K_SA_SIGINFO) && old.handler == SIG_DFL)
-      sys_sigaction (handled_signals[i], &sa, NULL);
+  pcrt_take_signals (signal_handler);
   if (exit_hooked)
     pcrt_exec_forward ();
   else if (!pcrt_glibc_loader ())

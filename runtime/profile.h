@@ -12,7 +12,10 @@
    snapshot.c	the copies of counters taken before writing;
    retire.c	the records of objects that dlclose unloads;
    writer.c	the profile file: its name, its records, and how it is
-		written into place.
+		written into place;
+   signals.c	the handlers of the signals that write a profile, and
+		sigaction and the signal functions, which keep them out of
+		the program's sight.
 
    None of them calls libc (sys.h).  */
 
@@ -20,6 +23,7 @@
 #define PROFCOPY_RUNTIME_PROFILE_H
 
 #include <link.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -218,5 +222,14 @@ PCRT_HIDDEN bool pcrt_record_in_memory (const struct seg_view *view,
 
 /* Append the LEN bytes at P to the profile being written.  */
 PCRT_HIDDEN void pcrt_put_bytes (const void *p, size_t len);
+
+/* signals.c.  */
+
+/* Make HANDLER (with SA_SIGINFO, SA_RESETHAND and SA_NODEFER) the
+   action of every signal that writes a profile and has its default
+   action now; sigaction and the signal functions then report the
+   default for it.  */
+PCRT_HIDDEN void pcrt_take_signals (void (*handler) (int, siginfo_t *,
+						     void *));
 
 #endif /* PROFCOPY_RUNTIME_PROFILE_H */
