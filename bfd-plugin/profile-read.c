@@ -297,6 +297,58 @@ find_copy_tables (struct profile_set *set, const char *copy_path, bool be,
   return NULL;
 }
 
+/* The N_COUNTS counters of a record whose counters are in runs (version
+   5, PCPROF_COUNTS_RUNS), at P up to END: a malloc'd array of them, as a
+   record without runs has them, 0 outside the runs; or NULL, with
+   *ERRMSG, when the runs are not in order, overlap, go past N_COUNTS or
+   past END (INDEX is the record's number, for messages).  */
+
+static unsigned char *
+expand_runs (bool be, const unsigned char *p, const unsigned char *end,
+	     uint64_t n_counts, unsigned index, char **errmsg)
+{
+  uint64_t n_runs, from = 0, total = 0;
+  const unsigned char *pairs = p + PCPROF_RUNS_HEADER_SIZE, *values;
+  unsigned char *counts;
+
+  if ((size_t) (end - p) < PCPROF_RUNS_HEADER_SIZE
+      || get32 (be, p + 4) != 0)
+    goto bad;
+  n_runs = get32 (be, p);
+  if (n_runs > (uint64_t) (end - pairs) / PCPROF_RUN_SIZE)
+    goto bad;
+  for (uint64_t k = 0; k < n_runs; k++)
+    {
+      uint64_t first = get32 (be, pairs + PCPROF_RUN_SIZE * k);
+      uint64_t n = get32 (be, pairs + PCPROF_RUN_SIZE * k + 4);
+      if (n == 0 || first < from || first + n > n_counts)
+	goto bad;
+      from = first + n;
+      total += n;
+    }
+  values = pairs + PCPROF_RUN_SIZE * n_runs;
+  if (total > (uint64_t) (end - values) / PCPROF_COUNT_SIZE)
+    goto bad;
+  counts = calloc (n_counts > 0 ? n_counts : 1, PCPROF_COUNT_SIZE);
+  if (counts == NULL)
+    {
+      errmsg_format (errmsg, "out of memory");
+      return NULL;
+    }
+  for (uint64_t k = 0; k < n_runs; k++)
+    {
+      uint64_t first = get32 (be, pairs + PCPROF_RUN_SIZE * k);
+      uint64_t n = get32 (be, pairs + PCPROF_RUN_SIZE * k + 4);
+      memcpy (counts + PCPROF_COUNT_SIZE * first, values,
+	      PCPROF_COUNT_SIZE * n);
+      values += PCPROF_COUNT_SIZE * n;
+    }
+  return counts;
+ bad:
+  errmsg_format (errmsg, "object %u: bad runs of counters", index);
+  return NULL;
+}
+
 /* Decode the object record at DATA + OFF (SIZE bytes in all) of a file
    of version VERSION and byte order BE into *OBJ, with SET's copies
    for the tables a record leaves out; set *NEXT to the offset after
@@ -313,6 +365,8 @@ parse_record (struct profile_set *set, const unsigned char *data,
   uint64_t derive_pad = 0, wb_pad = 0, n_counts;
   uint32_t path_len, bid_len, n, derive_size = 0, n_edges = 0, n_window = 0;
   uint32_t copy_len = 0, tables_crc = 0, where = PCPROF_TABLES_HERE;
+  bool runs = false;
+  unsigned char *expanded = NULL;
   uint32_t header_size = (version == PCPROF_VERSION_1 ? PCPROF_RECORD_SIZE_1
 			  : version < PCPROF_VERSION_4 ? PCPROF_RECORD_SIZE_3
 			  : PCPROF_RECORD_SIZE);
@@ -338,6 +392,11 @@ parse_record (struct profile_set *set, const unsigned char *data,
       tables_crc = get32 (be, r + PCPROF_R_TABLES_CRC);
       copy_len = get32 (be, r + PCPROF_R_COPY_PATH_LEN);
       where = get32 (be, r + PCPROF_R_TABLES);
+      if (version >= PCPROF_VERSION_5)
+	{
+	  runs = (where & PCPROF_COUNTS_RUNS) != 0;
+	  where &= ~(uint32_t) PCPROF_COUNTS_RUNS;
+	}
       if (copy_len == 0 || copy_len > PCPROF_MAX_PATH_LEN
 	  || (where != PCPROF_TABLES_HERE && where != PCPROF_TABLES_IN_COPY))
 	return errmsg_format (errmsg, "object %u: bad copy path length or"
@@ -352,7 +411,7 @@ parse_record (struct profile_set *set, const unsigned char *data,
   bid_pad = PCPROF_PAD8 ((uint64_t) bid_len);
   n_counts = (uint64_t) n + n_edges + n_window;
   need = header_size + path_pad + bid_pad + copy_pad
-	 + n_counts * PCPROF_COUNT_SIZE;
+	 + (runs ? PCPROF_RUNS_HEADER_SIZE : n_counts * PCPROF_COUNT_SIZE);
   if (where == PCPROF_TABLES_HERE)
     need += (uint64_t) n * PCPROF_BLOCK_SIZE + derive_pad + wb_pad;
   if (record_size < need || record_size % 8 != 0)
@@ -412,12 +471,33 @@ parse_record (struct profile_set *set, const unsigned char *data,
       obj->blocks[b].start = get32 (be, blocks + b * PCPROF_BLOCK_SIZE);
       obj->blocks[b].size = get32 (be, blocks + b * PCPROF_BLOCK_SIZE + 4);
     }
+  if (runs)
+    {
+      /* Each counted edge has a pair in the derivation table, which is
+	 there: that bounds the array.  */
+      if ((uint64_t) n_edges * 8 > derive_size)
+	{
+	  free_object (obj);
+	  return errmsg_format (errmsg, "object %u: bad derivation table",
+				index);
+	}
+      expanded = expand_runs (be, p, r + record_size, n_counts, index,
+			      errmsg);
+      if (expanded == NULL)
+	{
+	  free_object (obj);
+	  return false;
+	}
+      p = expanded;
+    }
   if (!derive_counts (be, version >= PCPROF_VERSION_3, obj, derive,
 		      derive_size, n_edges, wb, n_window, p, index, errmsg))
     {
+      free (expanded);
       free_object (obj);
       return false;
     }
+  free (expanded);
   *next = off + record_size;
   return true;
 }
@@ -486,8 +566,8 @@ profile_read (struct profile_set *set, const char *file, char **errmsg)
       goto cleanup;
     }
   version = get32 (be, data + PCPROF_H_VERSION);
-  if (version != PCPROF_VERSION && version != PCPROF_VERSION_3
-      && version != PCPROF_VERSION_2
+  if (version != PCPROF_VERSION && version != PCPROF_VERSION_4
+      && version != PCPROF_VERSION_3 && version != PCPROF_VERSION_2
       && !(version == PCPROF_VERSION_1 && !be))
     {
       errmsg_format (errmsg, "unsupported profile version %u (this profreport"

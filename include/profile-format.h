@@ -29,8 +29,13 @@
    read from the copy (segment.h's tables_crc is their CRC); then the
    counters, N_BLOCKS + N_EDGES + N_WINDOW 64-bit counts: the blocks',
    the derivation's counted edges', the window's, each as two 32-bit
-   words, the low one first, as segment.h's struct pc_counter.
-   RECORD_SIZE is the size of all of that.  A version 3 record has a
+   words, the low one first, as segment.h's struct pc_counter; or,
+   when TABLES has PCPROF_COUNTS_RUNS (version 5), only some of them:
+   a 32-bit number of runs R and a zero word, R pairs of 32-bit first
+   counter and number of counters, in increasing order and apart, then
+   the counters of each run, one run after the other; every counter
+   outside the runs is 0.  RECORD_SIZE is the size of all of that.  A
+   version 4 record is version 5 without runs.  A version 3 record has a
    48-byte header and always the tables, and no copy path; version 2
    is version 3 with 64-bit counts (the same bytes little-endian).  A
    version 1 file is little-endian and its records have a 32-byte
@@ -44,10 +49,12 @@
 #define PCPROF_MAGIC_LEN 8
 
 /* The version this header describes.  A reader rejects other versions.  */
-#define PCPROF_VERSION 4
-#define PCPROF_VERSION_4 4
+#define PCPROF_VERSION 5
+#define PCPROF_VERSION_5 5
 
 /* The older versions a reader still reads.  */
+#define PCPROF_VERSION_4 4
+
 #define PCPROF_VERSION_3 3
 #define PCPROF_VERSION_2 2
 #define PCPROF_VERSION_1 1
@@ -90,14 +97,22 @@
 #define PCPROF_R_N_WINDOW	40	/* Window counters.  */
 #define PCPROF_R_TABLES_CRC	44	/* segment.h's tables_crc (version 4).  */
 #define PCPROF_R_COPY_PATH_LEN	48	/* Without the NUL (version 4).  */
-#define PCPROF_R_TABLES		52	/* PCPROF_TABLES_* (version 4).  */
+#define PCPROF_R_TABLES		52	/* PCPROF_TABLES_* (version 4), and
+					   PCPROF_COUNTS_RUNS (5).  */
 #define PCPROF_RECORD_SIZE	56
 #define PCPROF_RECORD_SIZE_3	48	/* Of versions 2 and 3.  */
 #define PCPROF_RECORD_SIZE_1	32	/* Of version 1.  */
 
-/* Where an object's tables are (PCPROF_R_TABLES).  */
+/* Where an object's tables are (PCPROF_R_TABLES), and whether its
+   counters are in runs (version 5).  */
 #define PCPROF_TABLES_IN_COPY	0	/* Only in the profiled copy.  */
 #define PCPROF_TABLES_HERE	1	/* In the record too.  */
+#define PCPROF_COUNTS_RUNS	2	/* Only the runs of counters that
+					   may not be 0.  */
+
+/* The bytes before the runs' pairs, and of one pair.  */
+#define PCPROF_RUNS_HEADER_SIZE	8
+#define PCPROF_RUN_SIZE		8
 
 /* Bytes of one block table entry and of one count.  */
 #define PCPROF_BLOCK_SIZE	8

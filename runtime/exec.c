@@ -464,6 +464,18 @@ pcrt_atfork (void (*prepare) (void), void (*parent) (void),
 }
 
 void
+pcrt_exec_resolve (void)
+{
+  static int looked;
+
+  /* Once: another thread's exec meanwhile runs exec.c's own functions,
+     which write the profile too.  */
+  if (__atomic_exchange_n (&looked, 1, __ATOMIC_ACQ_REL) == 0
+      && pcrt_exit_hooked ())
+    pcrt_exec_forward ();
+}
+
+void
 pcrt_exec_forward (void)
 {
   const struct link_map *self = NULL;

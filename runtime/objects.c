@@ -99,21 +99,26 @@ in_object (const ElfW (Phdr) *phdr, size_t phnum, uint32_t addr,
 const struct pc_segment_header *
 pcrt_find_header (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum)
 {
-  static const char magic[8] = PC_SEGMENT_MAGIC;
+  /* The magic as two words: the header is aligned, and the runtime
+     looks for it in every object at each step of its work.  */
+  static const union
+  {
+    char c[8];
+    uint32_t w[2];
+  } magic = { PC_SEGMENT_MAGIC };
 
   for (size_t i = 0; i < phnum; i++)
     {
       const struct pc_segment_header *h;
-      size_t k;
+      const uint32_t *w;
 
-      if (phdr[i].p_type != PT_LOAD || phdr[i].p_filesz < sizeof *h)
+      if (phdr[i].p_type != PT_LOAD || phdr[i].p_filesz < sizeof *h
+	  || (phdr[i].p_vaddr & 7) != 0)
 	continue;
       h = (const struct pc_segment_header *) (bias + phdr[i].p_vaddr);
-      for (k = 0; k < sizeof magic; k++)
-	if (h->magic[k] != magic[k])
-	  break;
-      if (k == sizeof magic && h->version == PC_SEGMENT_VERSION
-	  && h->header_size >= sizeof *h)
+      w = (const uint32_t *) h->magic;
+      if (w[0] == magic.w[0] && w[1] == magic.w[1]
+	  && h->version == PC_SEGMENT_VERSION && h->header_size >= sizeof *h)
 	return h;
     }
   return NULL;

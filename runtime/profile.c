@@ -474,12 +474,16 @@ pcrt_init (int argc, char **argv, char **envp)
   pcrt_fill_probe_slots ();
   pcrt_watch_folded_objects (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
   pcrt_take_signals (signal_handler);
-  if (exit_hooked)
-    pcrt_exec_forward ();
-  else if (!pcrt_glibc_loader ())
-    write_at_fini = true;
-  else
-    pcrt_cxa_atexit (exit_handler, NULL);
+  /* With the exit hooked, the profile is written at exit_group, and
+     the exec functions go on to libc's, found when first called
+     (pcrt_exec_resolve).  */
+  if (!exit_hooked)
+    {
+      if (!pcrt_glibc_loader ())
+	write_at_fini = true;
+      else
+	pcrt_cxa_atexit (exit_handler, NULL);
+    }
 }
 
 bool

@@ -141,6 +141,11 @@ PCRT_HIDDEN bool pcrt_exit_hooked (void);
    sees.  */
 PCRT_HIDDEN void pcrt_exec_forward (void);
 
+/* Call pcrt_exec_forward the first time an exec function is called,
+   when a loaded object makes the exit_group system call through the
+   syscall hook (exec-fwd.S).  */
+PCRT_HIDDEN void pcrt_exec_resolve (void);
+
 /* The run-time address of the first definition of the function or
    data object NAME after libprofcopy.so's in the dynamic linker's list
    (libc's), or 0.  No libc call.  */

@@ -73,6 +73,30 @@ sys_write_all (int fd, const void *p, size_t len)
 }
 
 long
+sys_writev_all (int fd, struct k_iovec *iov, size_t n)
+{
+  while (n > 0)
+    {
+      long r = RAW_SYSCALL4 (__NR_writev, fd, iov, n < 1024 ? n : 1024, 0);
+      if (r == -EINTR)
+	continue;
+      if (r < 0)
+	return r;
+      if (r == 0)
+	return -ENOSPC;
+      /* Past what was written: whole pieces, then part of one.  */
+      for (; n > 0 && (size_t) r >= iov->len; iov++, n--)
+	r -= (long) iov->len;
+      if (r > 0)
+	{
+	  iov->base = (const unsigned char *) iov->base + r;
+	  iov->len -= (size_t) r;
+	}
+    }
+  return 0;
+}
+
+long
 sys_execveat (int fd, const char *path, char *const argv[],
 	      char *const envp[], int flags)
 {
@@ -140,8 +164,16 @@ rt_memcpy (void *to, const void *from, size_t n)
 void
 rt_memset (void *to, int c, size_t n)
 {
+  typedef uint32_t __attribute__ ((__may_alias__)) word;
   volatile unsigned char *t = to;
 
+  /* Words while aligned, as rt_memcpy.  */
+  if (((uintptr_t) t & 3) == 0)
+    {
+      uint32_t w = (unsigned char) c * 0x01010101u;
+      for (; n >= 4; n -= 4, t += 4)
+	*(volatile word *) t = w;
+    }
   while (n-- > 0)
     *t++ = (unsigned char) c;
 }

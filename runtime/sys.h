@@ -147,11 +147,49 @@ sys_mmap_failed (long r)
   return (unsigned long) r > -4096ul;
 }
 
+/* One byte per page of [ADDR, ADDR + LEN) into VEC: bit 0 set when the
+   page is in memory.  ADDR is page-aligned.  */
+static inline long
+sys_mincore (uintptr_t addr, size_t len, unsigned char *vec)
+{
+  return RAW_SYSCALL4 (__NR_mincore, addr, len, vec, 0);
+}
+
+/* The kernel's struct sysinfo (linux/sysinfo.h) as far as the runtime
+   reads it: its total swap, in units of MEM_UNIT bytes.  */
+struct k_sysinfo
+{
+  long uptime;
+  unsigned long loads[3];
+  unsigned long totalram, freeram, sharedram, bufferram;
+  unsigned long totalswap, freeswap;
+  unsigned short procs, pad;
+  unsigned long totalhigh, freehigh;
+  unsigned int mem_unit;
+  char reserved[64];		/* The kernel's padding, and room.  */
+};
+
+static inline long
+sys_sysinfo (struct k_sysinfo *info)
+{
+  return RAW_SYSCALL4 (__NR_sysinfo, info, 0, 0, 0);
+}
+
 static inline long
 sys_munmap (void *p, size_t len)
 {
   return RAW_SYSCALL4 (__NR_munmap, p, len, 0, 0);
 }
+
+/* The kernel's struct iovec.  */
+struct k_iovec
+{
+  const void *base;
+  size_t len;
+};
+
+/* Write the N pieces IOV (which it changes) to FD whole: 0, or -errno.  */
+long sys_writev_all (int fd, struct k_iovec *iov, size_t n);
 
 /* The execveat system call itself: only when it fails does it return,
    -errno.  */
