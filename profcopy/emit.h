@@ -135,7 +135,9 @@ struct count_plan
    its gotref_form; D is the new f less the page that x holds).  */
 enum gotref_form
 {
-  GOTREF_GP,			/* lw y,<new f>(gp).  */
+  GOTREF_GP,			/* lw y,<new f>(gp), or from GOTREF_REG
+				   when that is not 0: a register that
+				   holds gp (LLVM's code).  */
   GOTREF_ADD,			/* lui y,%hi(D); addiu y,y,%lo(D); addu y,y,x
 				   (y != x).  */
   GOTREF_SAVED,			/* lw y,K(sp); lw y,<new f>(y): the gp that

@@ -673,6 +673,17 @@ find_narrowable (struct narrowing *n)
       if (fn != NULL)
 	n->narrow[fn - cfg->funcs] = 0;
     }
+  /* An address the copy leaves as the original made it is translated
+     where it is jumped to, from anywhere.  */
+  for (size_t i = 0; i < a->relocs.n_unsure; i++)
+    {
+      const struct function *fn = cfg_function_at (cfg, a->relocs.unsure[i]);
+      if (fn != NULL)
+	{
+	  n->narrow[fn - cfg->funcs] = 0;
+	  n->escaped[fn - cfg->funcs] = 1;
+	}
+    }
   for (size_t i = 0; i < a->relocs.n_entries; i++)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];

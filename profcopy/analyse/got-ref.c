@@ -439,6 +439,8 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 		ok = enter_code_ref (f, u, c, slot_addr, origin);
 	      else if (!maybe)
 		ok = add_pending (f, def, reg, u, c, slot_addr, origin);
+	      else
+		ok = reloc_table_add_unsure (f->table, t);
 	    }
 	  else if (u->rt != REG_ZERO)
 	    {
@@ -458,8 +460,15 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	}
       else if (is_addu (u) && u->rd != REG_ZERO)
 	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
+      /* Likewise a store: a walk that fell out of the function (past
+	 the break after a call that does not return, in fd-find from a
+	 load of s4 into the next function and on) meets another
+	 function's register, whose spill is not the constant's.  */
       else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
-	ok = add_spill (f, u, c, slot_addr, origin);
+	{
+	  if (!have_span || (u->addr >= lo && u->addr < hi))
+	    ok = add_spill (f, u, c, slot_addr, origin);
+	}
       /* A jump through the slot's value makes it a function's address
 	 that the copy must move.  A page is one only if a function starts
 	 there and the jump is in the load's own function: a walk cut
@@ -788,6 +797,9 @@ settle_pending (struct finder *f)
 	enter = called_through (f, p->use, p->use->rt, 1, &ok);
       if (ok && enter)
 	ok = enter_code_ref (f, p->use, p->c, p->slot_addr, p->origin);
+      else if (ok)
+	ok = reloc_table_add_unsure (f->table,
+				     p->c + (uint32_t) p->use->imm);
     }
   return ok;
 }
@@ -1217,7 +1229,9 @@ find_gp_bases (const struct code *code, struct reloc_table *table,
       addu = code_insn_at (code, e->aux2);
       w.prologue = e->aux2;
       if (addu != NULL && addu->rd != REG_ZERO)
-	ok = follow_gp_copy (&w, addu, addu->rd, 2);
+	/* fd-find moves gp through a spill and three copies before it
+	   calls through it.  */
+	ok = follow_gp_copy (&w, addu, addu->rd, 4);
     }
   free (w.funcs);
   free (w.whole);
@@ -1243,6 +1257,7 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
 		struct reloc_table *table)
 {
   size_t keep = table->n_entries, keep_values = table->n_values, n_edges = 0;
+  size_t keep_unsure = table->n_unsure;
   uint32_t (*edges)[2] = NULL;
   struct regflow rf;
   bool ok;
@@ -1274,6 +1289,7 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
     table->n_by_type[table->entries[i].type]--;
   table->n_entries = keep;
   table->n_values = keep_values;
+  table->n_unsure = keep_unsure;
   regflow_set_jump_edges (&rf, (const uint32_t (*)[2]) edges, n_edges);
   table->n_gp_bases = 0;
   ok = find_gp_bases (code, table, &rf)

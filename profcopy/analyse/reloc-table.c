@@ -69,6 +69,16 @@ reloc_table_add_value (struct reloc_table *table, uint32_t addr)
   return true;
 }
 
+bool
+reloc_table_add_unsure (struct reloc_table *table, uint32_t addr)
+{
+  if (!array_room (&table->unsure, &table->alloc_unsure, table->n_unsure,
+		   sizeof *table->unsure, 64))
+    return false;
+  table->unsure[table->n_unsure++] = addr;
+  return true;
+}
+
 /* Encodings of the gp-setting instructions.  */
 #define LUI_GP_MASK	0xffff0000u
 #define LUI_GP		0x3c1c0000u	/* lui gp,IMM */
@@ -528,6 +538,7 @@ reloc_table_free (struct reloc_table *table)
 {
   free (table->gp_bases);
   free (table->values);
+  free (table->unsure);
   free (table->entries);
   memset (table, 0, sizeof *table);
 }

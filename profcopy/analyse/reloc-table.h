@@ -97,6 +97,12 @@ struct reloc_table
      each the address << 8 | the register, sorted.  */
   uint64_t *gp_bases;
   size_t n_gp_bases, alloc_gp_bases;
+  /* Code addresses that code may make of a GOT page and %lo where the
+     copy cannot be sure and leaves the page plus %lo as it is: their
+     functions may be entered through the run-time translation from
+     anywhere (find_narrowable).  */
+  uint32_t *unsure;
+  size_t n_unsure, alloc_unsure;
 };
 
 /* Build the relocation information table of OBJ, whose executable
@@ -105,6 +111,10 @@ bool reloc_table_build (const struct mips_object *obj, const struct code *code,
 			struct reloc_table *table, char **errmsg);
 
 void reloc_table_free (struct reloc_table *table);
+
+/* Add ADDR to TABLE's unsure code addresses.  False on allocation
+   failure.  */
+bool reloc_table_add_unsure (struct reloc_table *table, uint32_t addr);
 
 /* The register of the instruction at ADDR that holds gp though it is
    not gp (struct reloc_table, gp_bases), or 0.  */

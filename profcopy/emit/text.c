@@ -339,8 +339,10 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       put (c, itype (OP_LW, insn->rt, insn->rt, 4 * slot - 0x7ff0));
       break;
     default:
-      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp).  */
-      put (c, itype (OP_LW, REG_GP, insn->rt, 4 * slot - 0x7ff0));
+      /* addiu y,x,%lo(f) becomes lw y,<new f>(gp), or through the
+	 register that holds gp there.  */
+      r = GOTREF_REG (form) != 0 ? GOTREF_REG (form) : REG_GP;
+      put (c, itype (OP_LW, r, insn->rt, 4 * slot - 0x7ff0));
       break;
     }
 }

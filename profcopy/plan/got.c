@@ -392,6 +392,9 @@ gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
    the next `lw gp,K(sp)'.  An addiu in a delay slot is written before
    its branch.  Needs the live sets.  */
 
+static unsigned gp_holder_before (const struct emitter *e,
+				  const struct block *b, uint32_t at);
+
 bool
 plan_gotref_forms (struct emitter *e, char **errmsg)
 {
@@ -480,6 +483,26 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	    continue;
 	  }
       unsafe:
+	/* A register that an earlier GOT load of the block read as gp
+	   (LLVM's code keeps its gp in s0, say, while $28 holds what its
+	   caller left there, another object's gp perhaps) and that
+	   nothing writes on the way holds the same gp: load from it, in
+	   place.  It must be live here, or an increment could take it as
+	   scratch between that load and this one.  */
+	if (!e->in_llsc[w])
+	  {
+	    unsigned r = gp_holder_before (e, b, insn->addr);
+	    const struct insn *before = (insn->flags & INSN_F_SLOT)
+					? code_insn_at (code, insn->addr - 4)
+					: NULL;
+	    if (r != 0
+		&& (cfg_live_at (code, cfg, b, insn->addr) & R (r))
+		&& (before == NULL || !(before->writes & R (r))))
+	      {
+		e->gotref_form[w] = (uint8_t) (GOTREF_GP | (r << 3));
+		continue;
+	      }
+	  }
 	/* Left as it was: right only if gp is valid after all.  */
 	e->stats.n_gotref_unsafe++;
       }
