@@ -1144,6 +1144,8 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
   bool walked = regflow_follow (w->rf, def, reg);
   bool cut = walked && w->rf->truncated;
   const struct insn **use = copy_readers (w->rf, walked, &n, &ok);
+  uint32_t f_lo = 0, f_hi = 0;
+  bool have_span = frame_span (w, def->addr, &f_lo, &f_hi);
 
   if (cut && !gp_register_of_function (w, def, reg))
     ok = false;
@@ -1153,6 +1155,16 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
     {
       const struct insn *u = use[i];
       unsigned to = copy_source (u) == reg ? u->rd : 0;
+      /* gp does not live on in a register into another function: a
+	 walk that falls out of DEF's (past the break after a call that
+	 does not return) meets the other functions' values there.  In
+	 fd-find, the walk of s7, which holds gp through a function of
+	 42 KiB, ran on through the functions after it, to their
+	 prologues' saves of s7 and to a vtable pointer in s7 (`lw
+	 t9,0(s7)' at 0xbee50): taken for gp, the translation of the call
+	 through it read the translation table off the vtable.  */
+      if (have_span && (u->addr < f_lo || u->addr >= f_hi))
+	continue;
       if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
 	{
 	  size_t m;
