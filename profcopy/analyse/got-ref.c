@@ -1013,11 +1013,13 @@ frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
    as a malloc'd list (*N of them; NULL with *N zero when there are
    none).  *ALL: a partial or overlapping store, or a store outside the
    known functions, so that every reload may see another value.
-   [*SPAN_LO, *SPAN_HI): the function.  False when out of memory.
-   Clobbers W's walker.  */
+   [*SPAN_LO, *SPAN_HI): the function.  A store in SAME (N_SAME of
+   them) stores STORE's value too and is not another.  False when out
+   of memory.  Clobbers W's walker.  */
 
 static bool
 slot_others (struct gp_walk *w, const struct insn *store,
+	     const struct insn *const *same, size_t n_same,
 	     const struct insn ***list, size_t *n, bool *all,
 	     uint32_t *span_lo, uint32_t *span_hi)
 {
@@ -1036,6 +1038,11 @@ slot_others (struct gp_walk *w, const struct insn *store,
 	  || (i->op != OP_SW && i->op != OP_SH && i->op != OP_SB
 	      && i->op != OP_SWL && i->op != OP_SWR)
 	  || i->imm <= store->imm - 4 || i->imm >= store->imm + 4)
+	continue;
+      bool is_same = false;
+      for (size_t k = 0; k < n_same && !is_same; k++)
+	is_same = same[k] == i;
+      if (is_same)
 	continue;
       if (i->op != OP_SW || i->imm != store->imm
 	  || !regflow_follow_slot (w->rf, i))
@@ -1126,6 +1133,66 @@ gp_register_of_function (struct gp_walk *w, const struct insn *def,
   return true;
 }
 
+/* The stores among USE (N readers of REG as DEF, the prologue's addu,
+   sets it to gp) other than STORE that put REG into STORE's stack slot
+   and can see no other value of REG: no other instruction of the
+   function [LO, HI) that writes REG reaches them.  They spill gp too
+   (LLVM stores the register that holds gp to one slot on each of two
+   paths that meet at its reload: fd-find's 0x20db14 and 0x20db74,
+   whose reload at 0x20dc44 feeds a call through the old GOT's entry
+   of memmove).  A malloc'd list, *N_SAME of them (NULL when none);
+   *OK false when out of memory.  Clobbers W's walker.  */
+
+static const struct insn **
+same_gp_stores (struct gp_walk *w, const struct insn *def, unsigned reg,
+		const struct insn *store, const struct insn *const *use,
+		size_t n, uint32_t lo, uint32_t hi, size_t *n_same, bool *ok)
+{
+  const struct insn **same = NULL;
+  size_t room = 0;
+
+  *n_same = 0;
+  if (def->addr != w->prologue)
+    return NULL;
+  for (size_t i = 0; *ok && i < n; i++)
+    {
+      const struct insn *x = use[i];
+      bool other = false;
+      if (x == store || x->op != OP_SW || x->rs != REG_SP || x->rt != reg
+	  || x->imm != store->imm || x->addr < lo || x->addr >= hi)
+	continue;
+      for (uint32_t a = lo; !other && a < hi; a += 4)
+	{
+	  const struct insn *y = code_insn_at (w->code, a);
+	  if (y == NULL || y == def || !(y->writes & REG_BIT (reg)))
+	    continue;
+	  if (!regflow_follow (w->rf, y, reg))
+	    {
+	      *ok = false;
+	      break;
+	    }
+	  other = w->rf->truncated;
+	  for (size_t k = 0; k < w->rf->n_uses && !other; k++)
+	    other = w->rf->uses[k] == x;
+	}
+      if (other || !*ok)
+	continue;
+      if (!array_room ((void **) &same, &room, *n_same, sizeof *same, 4))
+	{
+	  *ok = false;
+	  break;
+	}
+      same[(*n_same)++] = x;
+    }
+  if (!*ok)
+    {
+      free (same);
+      *n_same = 0;
+      return NULL;
+    }
+  return same;
+}
+
 /* Record in W's table the loads and stores based on REG, which DEF sets
    to gp, and the addus that add it to another register (a gp-relative
    switch table's element), and follow its copies (DEPTH at most) but
@@ -1170,15 +1237,21 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
 	  size_t m;
 	  const struct insn **back;
 	  const struct insn **others = NULL;
-	  size_t n_others = 0;
+	  const struct insn **same = NULL;
+	  size_t n_others = 0, n_same = 0;
 	  bool all = false;
 	  uint32_t lo = 0, hi = 0;
 	  if (depth <= 0)
 	    continue;
 	  back = copy_readers (w->rf, regflow_follow_slot (w->rf, u), &m,
 			       &ok);
+	  if (back != NULL && ok && have_span)
+	    same = same_gp_stores (w, def, reg, u, use, n, f_lo, f_hi,
+				   &n_same, &ok);
 	  if (back != NULL && ok)
-	    ok = slot_others (w, u, &others, &n_others, &all, &lo, &hi);
+	    ok = slot_others (w, u, same, n_same, &others, &n_others, &all,
+			      &lo, &hi);
+	  free (same);
 	  for (size_t k = 0; ok && !all && k < m; k++)
 	    {
 	      bool seen = false;
