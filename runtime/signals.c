@@ -42,9 +42,9 @@ static const int handled_signals[] =
 
 #define N_HANDLED (sizeof handled_signals / sizeof handled_signals[0])
 
-/* The runtime's action, once pcrt_take_signals has installed it.  */
+/* The runtime's action, once pcrt_take_signals has installed it (its
+   handler is NULL before).  */
 static struct k_sigaction own;
-static bool have_own;
 
 /* Per handled signal: whether the runtime's action is the kernel's
    (here or the trace's, chained to it), and then the action it stands
@@ -71,7 +71,6 @@ pcrt_take_signals (void (*handler) (int, siginfo_t *, void *))
   rt_memset (&own, 0, sizeof own);
   own.handler = (void (*) (int)) (void (*) (void)) handler;
   own.flags = K_SA_SIGINFO | K_SA_RESETHAND | K_SA_NODEFER;
-  have_own = true;
   for (size_t i = 0; i < N_HANDLED; i++)
     if (sys_sigaction (handled_signals[i], NULL, &old) == 0
 	&& !(old.flags & K_SA_SIGINFO) && old.handler == SIG_DFL
@@ -125,7 +124,7 @@ after_set (int i, bool set_dfl)
       taken[i] = false;
       return;
     }
-  if (!have_own || sys_sigaction (handled_signals[i], NULL, &now) != 0
+  if (own.handler == NULL || sys_sigaction (handled_signals[i], NULL, &now) != 0
       || now.handler != SIG_DFL)
     return;
   if (sys_sigaction (handled_signals[i], &own, NULL) == 0)

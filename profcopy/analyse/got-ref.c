@@ -420,6 +420,12 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
+      /* A register's value does not live on into another function: a
+	 walk that went there (through a tail jump or a table's words,
+	 past the break after a call that does not return) meets another
+	 value.  */
+      bool in_function = have_span && u->addr >= lo && u->addr < hi;
+      bool elsewhere = have_span && !in_function;
 
       if (u->op == OP_ADDIU && u->rs == reg)
 	{
@@ -430,10 +436,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	     used as it is, and an addiu to it is arithmetic on a pointer.  */
 	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
-	      /* A register's value does not live on into another function
-		 (a walk that went there through a tail jump or a table's
-		 words meets another value).  */
-	      if (have_span && (u->addr < lo || u->addr >= hi))
+	      if (elsewhere)
 		continue;
 	      if (u->rt == REG_T9)
 		ok = enter_code_ref (f, u, c, slot_addr, origin);
@@ -460,13 +463,12 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	}
       else if (is_addu (u) && u->rd != REG_ZERO)
 	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
-      /* Likewise a store: a walk that fell out of the function (past
-	 the break after a call that does not return, in fd-find from a
-	 load of s4 into the next function and on) meets another
-	 function's register, whose spill is not the constant's.  */
+      /* Another function's store of the register is not a spill of
+	 the constant (fd-find: a load of s4, walked on into the next
+	 function and further).  */
       else if (u->op == OP_SW && u->rs == REG_SP && u->rt == reg)
 	{
-	  if (!have_span || (u->addr >= lo && u->addr < hi))
+	  if (!elsewhere)
 	    ok = add_spill (f, u, c, slot_addr, origin);
 	}
       /* A jump through the slot's value makes it a function's address
@@ -479,9 +481,7 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
       else if (slot_addr != 0 && !maybe
 	       && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
 	       && u->rs == reg && object_is_code (obj, c)
-	       && ((c & 0xffff) != 0
-		   || (known_entry (f, c) && have_span
-		       && u->addr >= lo && u->addr < hi)))
+	       && ((c & 0xffff) != 0 || (known_entry (f, c) && in_function)))
 	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
     }
   free (use);
@@ -1014,7 +1014,8 @@ frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
    none).  *ALL: a partial or overlapping store, or a store outside the
    known functions, so that every reload may see another value.
    [*SPAN_LO, *SPAN_HI): the function.  A store in SAME (N_SAME of
-   them) stores STORE's value too and is not another.  False when out
+   them) over the same slot stores STORE's value too and is not
+   another.  False when out
    of memory.  Clobbers W's walker.  */
 
 static bool
@@ -1041,7 +1042,7 @@ slot_others (struct gp_walk *w, const struct insn *store,
 	continue;
       bool is_same = false;
       for (size_t k = 0; k < n_same && !is_same; k++)
-	is_same = same[k] == i;
+	is_same = same[k] == i && i->imm == store->imm;
       if (is_same)
 	continue;
       if (i->op != OP_SW || i->imm != store->imm
@@ -1133,33 +1134,32 @@ gp_register_of_function (struct gp_walk *w, const struct insn *def,
   return true;
 }
 
-/* The stores among USE (N readers of REG as DEF, the prologue's addu,
-   sets it to gp) other than STORE that put REG into STORE's stack slot
-   and can see no other value of REG: no other instruction of the
-   function [LO, HI) that writes REG reaches them.  They spill gp too
-   (LLVM stores the register that holds gp to one slot on each of two
-   paths that meet at its reload: fd-find's 0x20db14 and 0x20db74,
-   whose reload at 0x20dc44 feeds a call through the old GOT's entry
-   of memmove).  A malloc'd list, *N_SAME of them (NULL when none);
-   *OK false when out of memory.  Clobbers W's walker.  */
+/* The stores among USE (the N readers of REG as DEF, the prologue's
+   addu, sets it to gp) that put REG into a stack slot and can see no
+   other value of REG: no other instruction of the function [LO, HI)
+   that writes REG reaches them.  Each spills gp, and another of them
+   over the same slot is not another value (LLVM stores the register
+   that holds gp to one slot on each of two paths that meet at its
+   reload: fd-find's 0x20db14 and 0x20db74, whose reload at 0x20dc44
+   feeds a call through the old GOT's entry of memmove).  A malloc'd
+   list, *N_SPILLS of them (NULL when none); *OK false when out of
+   memory.  Clobbers W's walker.  */
 
 static const struct insn **
-same_gp_stores (struct gp_walk *w, const struct insn *def, unsigned reg,
-		const struct insn *store, const struct insn *const *use,
-		size_t n, uint32_t lo, uint32_t hi, size_t *n_same, bool *ok)
+gp_spills (struct gp_walk *w, const struct insn *def, unsigned reg,
+	   const struct insn *const *use, size_t n, uint32_t lo, uint32_t hi,
+	   size_t *n_spills, bool *ok)
 {
-  const struct insn **same = NULL;
+  const struct insn **spills = NULL;
   size_t room = 0;
 
-  *n_same = 0;
-  if (def->addr != w->prologue)
-    return NULL;
+  *n_spills = 0;
   for (size_t i = 0; *ok && i < n; i++)
     {
       const struct insn *x = use[i];
       bool other = false;
-      if (x == store || x->op != OP_SW || x->rs != REG_SP || x->rt != reg
-	  || x->imm != store->imm || x->addr < lo || x->addr >= hi)
+      if (x->op != OP_SW || x->rs != REG_SP || x->rt != reg
+	  || x->addr < lo || x->addr >= hi)
 	continue;
       for (uint32_t a = lo; !other && a < hi; a += 4)
 	{
@@ -1177,20 +1177,21 @@ same_gp_stores (struct gp_walk *w, const struct insn *def, unsigned reg,
 	}
       if (other || !*ok)
 	continue;
-      if (!array_room ((void **) &same, &room, *n_same, sizeof *same, 4))
+      if (!array_room ((void **) &spills, &room, *n_spills, sizeof *spills,
+		       4))
 	{
 	  *ok = false;
 	  break;
 	}
-      same[(*n_same)++] = x;
+      spills[(*n_spills)++] = x;
     }
   if (!*ok)
     {
-      free (same);
-      *n_same = 0;
+      free (spills);
+      *n_spills = 0;
       return NULL;
     }
-  return same;
+  return spills;
 }
 
 /* Record in W's table the loads and stores based on REG, which DEF sets
@@ -1213,11 +1214,15 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
   const struct insn **use = copy_readers (w->rf, walked, &n, &ok);
   uint32_t f_lo = 0, f_hi = 0;
   bool have_span = frame_span (w, def->addr, &f_lo, &f_hi);
+  const struct insn **spills = NULL;
+  size_t n_spills = 0;
 
   if (cut && !gp_register_of_function (w, def, reg))
     ok = false;
   if (use == NULL)
     return ok;
+  if (ok && have_span && def->addr == w->prologue)
+    spills = gp_spills (w, def, reg, use, n, f_lo, f_hi, &n_spills, &ok);
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
@@ -1237,21 +1242,16 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
 	  size_t m;
 	  const struct insn **back;
 	  const struct insn **others = NULL;
-	  const struct insn **same = NULL;
-	  size_t n_others = 0, n_same = 0;
+	  size_t n_others = 0;
 	  bool all = false;
 	  uint32_t lo = 0, hi = 0;
 	  if (depth <= 0)
 	    continue;
 	  back = copy_readers (w->rf, regflow_follow_slot (w->rf, u), &m,
 			       &ok);
-	  if (back != NULL && ok && have_span)
-	    same = same_gp_stores (w, def, reg, u, use, n, f_lo, f_hi,
-				   &n_same, &ok);
 	  if (back != NULL && ok)
-	    ok = slot_others (w, u, same, n_same, &others, &n_others, &all,
-			      &lo, &hi);
-	  free (same);
+	    ok = slot_others (w, u, spills, n_spills, &others, &n_others,
+			      &all, &lo, &hi);
 	  for (size_t k = 0; ok && !all && k < m; k++)
 	    {
 	      bool seen = false;
@@ -1279,6 +1279,7 @@ follow_gp_copy (struct gp_walk *w, const struct insn *def, unsigned reg,
       else if (to != 0 && to != REG_GP && depth > 0)
 	ok = follow_gp_copy (w, u, to, depth - 1);
     }
+  free (spills);
   free (use);
   return ok;
 }
