@@ -1,5 +1,6 @@
-/* dwarf-read.h -- pointer encodings and LEB128 readers shared by the
-   .eh_frame reader and writer.
+/* dwarf-read.h -- pointer encodings, LEB128 readers and a bounded
+   reader of DWARF sections, shared by the .eh_frame reader and writer
+   and the readers of .debug_line and .debug_info.
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* DWARF pointer encodings (DW_EH_PE_*), from the LSB and DWARF specs.  */
 #define PE_ABSPTR	0x00
@@ -79,6 +81,84 @@ dwarf_read_sleb (const unsigned char *base, size_t *pos, size_t end,
     u |= ~(uint64_t) 0 << shift;
   *val = (int64_t) u;
   return true;
+}
+
+/* A reader of one unit of a section: BASE[POS..END), with the
+   section's byte order.  Every read checks END.  */
+struct dwarf_cursor
+{
+  const unsigned char *base;
+  size_t pos, end;
+  bool big_endian;
+};
+
+/* Read an N-byte number (N at most 8) at C into *VAL.  */
+
+static inline bool
+dwarf_get_bytes (struct dwarf_cursor *c, size_t n, uint64_t *val)
+{
+  uint64_t v = 0;
+
+  if (c->end - c->pos < n || n > 8)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned b = c->base[c->pos + (c->big_endian ? i : n - 1 - i)];
+      v = v << 8 | b;
+    }
+  c->pos += n;
+  *val = v;
+  return true;
+}
+
+static inline bool
+dwarf_get_uleb (struct dwarf_cursor *c, uint64_t *val)
+{
+  return dwarf_read_uleb (c->base, &c->pos, c->end, val);
+}
+
+static inline bool
+dwarf_get_sleb (struct dwarf_cursor *c, int64_t *val)
+{
+  return dwarf_read_sleb (c->base, &c->pos, c->end, val);
+}
+
+/* Skip N bytes at C.  */
+
+static inline bool
+dwarf_skip (struct dwarf_cursor *c, uint64_t n)
+{
+  if (n > c->end - c->pos)
+    return false;
+  c->pos += (size_t) n;
+  return true;
+}
+
+/* A NUL-terminated string at C, or NULL.  */
+
+static inline const char *
+dwarf_get_string (struct dwarf_cursor *c)
+{
+  const char *s = (const char *) c->base + c->pos;
+  const void *nul = memchr (s, 0, c->end - c->pos);
+
+  if (nul == NULL)
+    return NULL;
+  c->pos = (size_t) ((const char *) nul - (const char *) c->base) + 1;
+  return s;
+}
+
+/* The string at OFFSET of a string section SEC of SIZE bytes, or
+   NULL.  */
+
+static inline const char *
+dwarf_section_string (const unsigned char *sec, size_t size,
+		      uint64_t offset)
+{
+  if (sec == NULL || offset >= size
+      || memchr (sec + offset, 0, size - offset) == NULL)
+    return NULL;
+  return (const char *) sec + offset;
 }
 
 #endif /* PROFCOPY_DWARF_READ_H */

@@ -862,6 +862,38 @@ object_got_entry (const struct mips_object *obj, uint32_t i, uint32_t *value)
 }
 
 bool
+object_open_debug (const struct mips_object *obj, const char *path,
+		   struct mips_object *dbg, char **errmsg)
+{
+  memset (dbg, 0, sizeof *dbg);
+  if (errmsg != NULL)
+    *errmsg = NULL;
+  /* Its program headers are the object's and may point past its end:
+     only the ELF header and the sections are read.  */
+  if (!read_file (path, dbg, errmsg) || !check_header (dbg, errmsg)
+      || !read_sections (dbg, errmsg))
+    goto fail;
+  if (dbg->big_endian != obj->big_endian)
+    {
+      object_error (errmsg, "of the other byte order");
+      goto fail;
+    }
+  read_build_id (dbg);
+  if (obj->build_id != NULL
+      && (dbg->build_id == NULL || dbg->build_id_len != obj->build_id_len
+	  || memcmp (dbg->build_id, obj->build_id, obj->build_id_len) != 0))
+    {
+      object_error (errmsg, "its build-id is not the object's");
+      goto fail;
+    }
+  return true;
+
+ fail:
+  object_close (dbg);
+  return false;
+}
+
+bool
 object_add_debug_symbols (struct mips_object *obj, const char *path,
 			  char **errmsg)
 {
@@ -870,29 +902,12 @@ object_add_debug_symbols (struct mips_object *obj, const char *path,
   size_t n = 0;
   bool ok = false;
 
-  memset (&dbg, 0, sizeof dbg);
   if (errmsg != NULL)
     *errmsg = NULL;
   if (obj->debug_image != NULL)
     return object_error (errmsg, "has a debug file already");
-  /* Its program headers are the object's and may point past its end:
-     only the ELF header and the sections are read.  */
-  if (!read_file (path, &dbg, errmsg) || !check_header (&dbg, errmsg)
-      || !read_sections (&dbg, errmsg))
-    goto done;
-  if (dbg.big_endian != obj->big_endian)
-    {
-      object_error (errmsg, "of the other byte order");
-      goto done;
-    }
-  read_build_id (&dbg);
-  if (obj->build_id != NULL
-      && (dbg.build_id == NULL || dbg.build_id_len != obj->build_id_len
-	  || memcmp (dbg.build_id, obj->build_id, obj->build_id_len) != 0))
-    {
-      object_error (errmsg, "its build-id is not the object's");
-      goto done;
-    }
+  if (!object_open_debug (obj, path, &dbg, errmsg))
+    return false;
   if (!object_read_symbols (&dbg, errmsg))
     goto done;
   for (size_t i = 0; i < dbg.n_symbols; i++)

@@ -157,6 +157,13 @@ void object_close (struct mips_object *obj);
 char *object_find_debug_file (const struct mips_object *obj,
 			      const char *sysroot);
 
+/* Read the ELF header and the sections of PATH, a separate debug file
+   of OBJ, into *DBG: a MIPS ELF32 file of OBJ's byte order whose
+   build-id, when OBJ has one, is OBJ's.  False with *ERRMSG (and *DBG
+   owning nothing) if it is not.  object_close frees *DBG.  */
+bool object_open_debug (const struct mips_object *obj, const char *path,
+			struct mips_object *dbg, char **errmsg);
+
 /* Add to OBJ's symbols the .symtab of its separate debug file PATH
    (Debian's -dbg packages; objcopy --only-keep-debug), as .symtab
    symbols: a MIPS ELF32 file of OBJ's byte order whose build-id, when

@@ -20,6 +20,7 @@
 
 #include "calls.h"
 #include "errmsg.h"
+#include "lines.h"
 #include "profile-read.h"
 #include "report.h"
 #include "trace-read.h"
@@ -40,6 +41,9 @@ enum option_code
   OPTION_EDGE_THRES,
   OPTION_FORMAT,
   OPTION_FUNCTION,
+  OPTION_GCOV,
+  OPTION_LCOV,
+  OPTION_LINES,
   OPTION_MAP,
   OPTION_NO_DEMANGLE,
   OPTION_NODE_THRES,
@@ -59,7 +63,10 @@ static const struct option long_options[] = {
   { "edge-thres", required_argument, NULL, OPTION_EDGE_THRES },
   { "format", required_argument, NULL, OPTION_FORMAT },
   { "function", required_argument, NULL, OPTION_FUNCTION },
+  { "gcov", required_argument, NULL, OPTION_GCOV },
   { "help", no_argument, NULL, 'h' },
+  { "lcov", required_argument, NULL, OPTION_LCOV },
+  { "lines", no_argument, NULL, OPTION_LINES },
   { "map", required_argument, NULL, OPTION_MAP },
   { "no-demangle", no_argument, NULL, OPTION_NO_DEMANGLE },
   { "node-thres", required_argument, NULL, OPTION_NODE_THRES },
@@ -102,7 +109,15 @@ usage (FILE *stream, int status)
       --format=FORMAT            Print FORMAT: text (the default) or csv\n\
       --function=PATTERN         Print the flat profile's and --blocks' rows\n\
                                    of the functions PATTERN matches only (a\n\
-                                   shell pattern: 'str*')\n\
+                                   shell pattern: 'str*'), and the lines of\n\
+                                   those functions in --lines, --gcov, --lcov\n\
+      --gcov=DIR                 Also write one FILE.gcov per source file,\n\
+                                   annotated with its lines' counts as gcov\n\
+                                   does, into DIR (from the objects' DWARF)\n\
+      --lcov=FILE                Also write the lines' and functions' counts\n\
+                                   to FILE as an lcov tracefile (genhtml)\n\
+      --lines                    Print the source lines with their counts\n\
+                                   and instructions, costliest first\n\
       --map=FILE                 Name the traced program's functions from the\n\
                                    GNU ld map FILE too (a stripped program)\n\
       --no-demangle              Show C++ function names as the symbol\n\
@@ -117,8 +132,8 @@ usage (FILE *stream, int status)
       --sysroot=DIR              Look for the traced objects in DIR first,\n\
                                    and for separate debug files in\n\
                                    DIR/usr/lib/debug\n\
-      --zeros                    With --blocks, print the blocks that never\n\
-                                   ran too\n\
+      --zeros                    With --blocks and --lines, print the blocks\n\
+                                   and lines that never ran too\n\
   -h, --help                     Display this information\n\
   -V, --version                  Display this program's version number\n");
   if (status == EXIT_SUCCESS)
@@ -299,9 +314,9 @@ main (int argc, char **argv)
 {
   struct trace_options topts = { NULL, NULL, NULL, NULL };
   int n_traces = 0;
-  struct report_options opts = { false, false, REPORT_TEXT, NULL, 0.5, 0.1,
-				 NULL, NULL, false };
-  const char *output = NULL;
+  struct report_options opts = { .format = REPORT_TEXT, .node_thres = 0.5,
+				 .edge_thres = 0.1 };
+  const char *output = NULL, *gcov_dir = NULL, *lcov_file = NULL;
   struct profile_set set;
   const char **copy_dirs = NULL;
   size_t n_copy_dirs = 0;
@@ -350,6 +365,18 @@ main (int argc, char **argv)
 	break;
       case OPTION_FUNCTION:
 	opts.function = optarg;
+	break;
+      case OPTION_GCOV:
+	gcov_dir = optarg;
+	report_want_lines = true;
+	break;
+      case OPTION_LCOV:
+	lcov_file = optarg;
+	report_want_lines = true;
+	break;
+      case OPTION_LINES:
+	opts.lines = true;
+	report_want_lines = true;
 	break;
       case OPTION_ZEROS:
 	opts.zeros = true;
@@ -409,6 +436,9 @@ main (int argc, char **argv)
       return errmsg_usage (program_name,
 			   "profiles and traces cannot be reported together");
     }
+  if (n_traces > 0 && report_want_lines)
+    return errmsg_usage (program_name, "--lines, --gcov and --lcov need "
+			 "profiles, not traces");
   if (n_traces > 0)
     return report_traces (argv + optind, argc - optind, &opts, &topts,
 			  output);
@@ -456,6 +486,27 @@ main (int argc, char **argv)
 			    opts.edge_thres, &err))
 	{
 	  error_message ("%s: %s", opts.dot, err != NULL ? err : "cannot write");
+	  free (err);
+	  status = EXIT_FAILURE;
+	}
+    }
+
+  if (gcov_dir != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
+    {
+      char *err = NULL;
+      if (!lines_write_gcov (gcov_dir, &report, &opts, &err))
+	{
+	  error_message ("%s: %s", gcov_dir, err != NULL ? err : "cannot write");
+	  free (err);
+	  status = EXIT_FAILURE;
+	}
+    }
+  if (lcov_file != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
+    {
+      char *err = NULL;
+      if (!lines_write_lcov (lcov_file, &report, &opts, &err))
+	{
+	  error_message ("%s: %s", lcov_file, err != NULL ? err : "cannot write");
 	  free (err);
 	  status = EXIT_FAILURE;
 	}

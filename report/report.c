@@ -27,6 +27,7 @@
 #include "errmsg.h"
 #include "calls.h"
 #include "crc32.h"
+#include "lines.h"
 #include "object.h"
 #include "report.h"
 
@@ -394,6 +395,14 @@ report_add_object (struct report *r, const struct prof_object *prof,
       free (err);
       goto cleanup;
     }
+  /* An object whose lines cannot be read is still reported.  */
+  if (report_want_lines && !lines_add_object (r, r->n_objects - 1, &obj, &err))
+    {
+      fprintf (stderr, "profreport: %s: no source lines: %s\n", prof->path,
+	       err != NULL ? err : "out of memory");
+      free (err);
+      err = NULL;
+    }
   ok = true;
   goto cleanup;
 
@@ -518,19 +527,17 @@ compare_function (const void *a, const void *b, void *functions)
   return 0;
 }
 
-/* Print the flat profile of R.  The text form lists the functions that
-   ran; the CSV form lists every function that has a block.  */
-
-/* Whether the rows of function F of object PATH are wanted by OPTS.  */
-
-static bool
-wanted (const struct report_options *opts, const char *path,
-	const struct report_function *f)
+bool
+report_wanted (const struct report_options *opts, const char *path,
+	       const struct report_function *f)
 {
   return (opts->object == NULL || fnmatch (opts->object, path, 0) == 0
 	  || fnmatch (opts->object, base_name (path), 0) == 0)
 	 && (opts->function == NULL || fnmatch (opts->function, f->name, 0) == 0);
 }
+
+/* Print the flat profile of R.  The text form lists the functions that
+   ran; the CSV form lists every function that has a block.  */
 
 static void
 print_flat (FILE *out, const struct report *r,
@@ -560,7 +567,7 @@ print_flat (FILE *out, const struct report *r,
     {
       const struct report_function *f = &r->functions[order[i]];
       const char *path = r->objects[f->object].prof->path;
-      if (!wanted (opts, path, f))
+      if (!report_wanted (opts, path, f))
 	continue;
       if (format == REPORT_CSV)
 	{
@@ -599,7 +606,7 @@ print_blocks (FILE *out, const struct report *r,
 	  const struct prof_block *blk = &prof->blocks[b];
 	  const struct report_function *f = &r->functions[ro->block_func[b]];
 	  if ((prof->counts[b] == 0 && !opts->zeros)
-	      || !wanted (opts, prof->path, f))
+	      || !report_wanted (opts, prof->path, f))
 	    continue;
 	  if (format == REPORT_TEXT && !titled)
 	    {
@@ -638,6 +645,8 @@ report_print (FILE *out, const struct report *r,
 {
   if (opts->blocks)
     print_blocks (out, r, opts);
+  else if (opts->lines)
+    lines_print (out, r, opts);
   else if (opts->calls)
     calls_print (out, r, opts->format);
   else
@@ -662,5 +671,6 @@ report_free (struct report *r)
     free (r->functions[i].name);
   free (r->objects);
   free (r->functions);
+  lines_free (r);
   memset (r, 0, sizeof *r);
 }

@@ -24,6 +24,8 @@ struct report_options
 {
   bool blocks;			/* Per-block rather than flat.  */
   bool calls;			/* The call graph rather than flat.  */
+  bool lines;			/* Source lines (lines.h) rather than
+				   flat.  */
   enum report_format format;
   const char *dot;		/* Write a Graphviz graph here, or NULL.  */
   double node_thres;		/* --node-thres, percent.  */
@@ -33,8 +35,8 @@ struct report_options
      matches by its path or its base name.  */
   const char *object;
   const char *function;
-  bool zeros;			/* --zeros: --blocks has the blocks that
-				   never ran too.  */
+  bool zeros;			/* --zeros: --blocks and --lines have the
+				   blocks and lines that never ran too.  */
 };
 
 /* One function of an original object: a symbol, or a run of blocks no
@@ -94,6 +96,8 @@ struct report
   uint64_t total;		/* Instructions executed, all objects.  */
   struct report_call *calls;
   size_t n_calls;
+  struct report_lines *lines;	/* Per source line (lines.h), or NULL
+				   when not asked for.  */
 };
 
 /* Open the original of OBJ, check that it is the file that was
@@ -129,6 +133,11 @@ void report_print (FILE *out, const struct report *r,
 
 /* Free everything R owns.  */
 void report_free (struct report *r);
+
+/* Whether the rows of function F of object PATH are wanted by OPTS
+   (--object, --function).  */
+bool report_wanted (const struct report_options *opts, const char *path,
+		    const struct report_function *f);
 
 /* Print S to OUT as one CSV field, quoted when it must be.  */
 void csv_field (FILE *out, const char *s);

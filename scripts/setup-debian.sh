@@ -48,7 +48,7 @@ PACKAGES=(
   binutils-mips-linux-gnu
   gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
   binutils-mipsel-linux-gnu
-  qemu-user qemu-system-mips graphviz valgrind python3
+  qemu-user qemu-system-mips graphviz valgrind python3 lcov
   clang libclang-rt-14-dev
   debhelper lintian git
 )

@@ -49,6 +49,7 @@ if [ ! -f "$builddir/config.h" ] || [ ! -f "$builddir/Makefile" ]; then
 fi
 bfd_libs=$(sed -n 's/^BFD_LIBS = //p' "$builddir/Makefile")
 iberty_libs=$(sed -n 's/^IBERTY_LIBS = //p' "$builddir/Makefile")
+zlib_libs=$(sed -n 's/^ZLIB_LIBS = //p' "$builddir/Makefile")
 
 # The compiler must link a fuzzer: an empty one proves it.
 mkdir -p "$out" || exit 1
@@ -78,4 +79,4 @@ exec ${MAKE:-make} --no-print-directory -j"${JOBS:-2}" \
   -f "$srcdir/testsuite/fuzz/fuzz.mk" \
   SRCDIR="$srcdir" BUILDDIR="$builddir" OUT="$out" CC="$cc" \
   SANITIZE="$sanitize" LINK_SANITIZE="$link_sanitize" BFD_LIBS="$bfd_libs" \
-  IBERTY_LIBS="$iberty_libs"
+  IBERTY_LIBS="$iberty_libs" ZLIB_LIBS="$zlib_libs"

@@ -10,14 +10,17 @@
    of its sections and symbols; the names of the symbols it adds are
    then read and ranked as profreport does.  The input is also opened
    as an object whose debug file is searched for, by its build-id and
-   its .gnu_debuglink, with the harness's directory as the sysroot.  A
-   refusal must come with its reason.  */
+   its .gnu_debuglink, with the harness's directory as the sysroot, and
+   its line table is read from its own DWARF or from that debug file
+   (object_read_lines: compressed sections, DWARF 2 to 5) and looked up
+   at every address it holds.  A refusal must come with its reason.  */
 
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "debug-lines.h"
 #include "fuzz.h"
 #include "object.h"
 
@@ -39,6 +42,39 @@ walk (const struct mips_object *obj)
       object_symbol_rank (s);
     }
   name_bytes = len;
+}
+
+/* Read OBJ's line table, from its DWARF or the debug file that SYSROOT
+   or its .gnu_debuglink leads to, and look every range up.  */
+
+static void
+walk_lines (const struct mips_object *obj, const char *sysroot)
+{
+  struct dwarf_lines lines;
+  char *from = NULL, *err = NULL;
+  size_t len = 0;
+
+  if (!object_read_lines (obj, sysroot, &lines, &from, &err))
+    {
+      if (err == NULL)
+	abort ();
+      free (err);
+      free (from);
+      return;
+    }
+  for (size_t i = 0; i < lines.n_ranges; i++)
+    {
+      const struct dwarf_line_range *r = &lines.ranges[i];
+      if (r->lo >= r->hi || r->file >= lines.n_files
+	  || dwarf_lines_find (&lines, r->lo) != r
+	  || dwarf_lines_find (&lines, r->hi - 1) != r
+	  || (i > 0 && r->lo < lines.ranges[i - 1].hi))
+	abort ();
+      len += strlen (lines.files[r->file]);
+    }
+  name_bytes = len;
+  free (from);
+  dwarf_lines_free (&lines);
 }
 
 int
@@ -67,6 +103,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       return 0;
     }
   dir = strndup (path, slash != NULL ? (size_t) (slash - path) : 0);
+  walk_lines (&obj, dir);
   found = object_find_debug_file (&obj, dir);
   if (found != NULL && object_add_debug_symbols (&obj, found, &err))
     walk (&obj);

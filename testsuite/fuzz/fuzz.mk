@@ -15,6 +15,7 @@
 #   LINK_SANITIZE  the -fsanitize= list of the links
 #   BFD_LIBS  the BFD and libopcodes libraries configure found
 #   IBERTY_LIBS  libiberty, for the demangler, when configure found it
+#   ZLIB_LIBS  zlib, for compressed debug sections, when configure found it
 
 TARGETS = object decode relocs rewrite profile trace debug
 
@@ -23,6 +24,7 @@ LIB_SOURCES = \
 	bfd-plugin/profile-read.c bfd-plugin/copy-tables.c bfd-plugin/dynamic.c \
 	bfd-plugin/symbols.c bfd-plugin/ehframe.c bfd-plugin/ehframe-write.c \
 	bfd-plugin/libsearch.c bfd-plugin/elf-write.c bfd-plugin/crc32.c \
+	bfd-plugin/dwarf-line.c bfd-plugin/dwarf-units.c bfd-plugin/debug-lines.c \
 	opcodes-glue/decode.c opcodes-glue/fields.c opcodes-glue/cfg.c \
 	opcodes-glue/liveness.c opcodes-glue/regnames.c \
 	common/array.c common/errmsg.c common/version.c \
@@ -36,7 +38,7 @@ LIB_SOURCES = \
 	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
-	report/report.c report/calls.c report/calls-print.c \
+	report/report.c report/lines.c report/calls.c report/calls-print.c \
 	report/trace-read.c report/trace-report.c report/trace-output.c \
 	report/copy-map.c \
 	testsuite/fuzz/fuzz-file.c
@@ -49,7 +51,7 @@ CPPFLAGS = -I$(BUILDDIR) -I$(SRCDIR)/bfd-plugin -I$(SRCDIR)/opcodes-glue \
 CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 	-fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 LDFLAGS = -fsanitize=$(LINK_SANITIZE)
-LIBS = $(BFD_LIBS) $(IBERTY_LIBS) -lpthread -lm
+LIBS = $(BFD_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS) -lpthread -lm
 
 LIB_OBJECTS = $(LIB_SOURCES:%.c=$(OUT)/obj/%.o)
 

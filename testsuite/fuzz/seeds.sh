@@ -135,7 +135,11 @@ for e in be le; do
     run "$objcopy" --only-keep-debug $g/$e-names $g/$e-names.debug
     run "$objcopy" --strip-debug --strip-unneeded \
       --add-gnu-debuglink=$g/$e-names.debug $g/$e-names $g/$e-names.stripped
+    # Line tables: compressed (as Debian's debug files are) and DWARF 4.
+    run "$objcopy" --only-keep-debug --compress-debug-sections=zlib \
+      $g/$e-names $g/$e-names-z.debug
   fi
+  run "$cc" -gdwarf-4 -O2 -o $g/$e-names-dwarf4 "$fixtures/names-static.c"
   for f in $g/$e-*; do
     keep_small "$f"
   done
