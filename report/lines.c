@@ -160,6 +160,20 @@ lines_add_object (struct report *r, size_t index,
 	}
     }
 
+  /* Where each call of the object is.  */
+  for (size_t i = 0; i < r->n_calls; i++)
+    {
+      const struct dwarf_line_range *rg;
+      if (r->calls[i].object != index)
+	continue;
+      rg = dwarf_lines_find (&table, r->calls[i].addr);
+      if (rg != NULL)
+	{
+	  r->calls[i].source = source_of[rg->file];
+	  r->calls[i].line = rg->line;
+	}
+    }
+
   /* Where each function of the object starts.  */
   for (size_t f = 0; f < r->n_functions; f++)
     {

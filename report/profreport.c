@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "callgrind.h"
 #include "calls.h"
 #include "errmsg.h"
 #include "lines.h"
@@ -93,8 +94,10 @@ usage (FILE *stream, int status)
  The options are:\n\
       --blocks                   Print every basic block with its count\n\
                                    instead of the flat profile (profiles)\n\
-      --callgrind=FILE           Also write the call graph of the traces to\n\
-                                   FILE in the callgrind format\n\
+      --callgrind=FILE           Also write the profile or the traces to FILE\n\
+                                   in the callgrind format (source lines and\n\
+                                   calls; a profile's inclusive costs are\n\
+                                   estimates)\n\
       --calls                    Print the call graph instead of the flat\n\
                                    profile: callers and callees with counts\n\
       --chrome=FILE              Also write the traces to FILE as Chrome\n\
@@ -442,11 +445,14 @@ main (int argc, char **argv)
   if (n_traces > 0)
     return report_traces (argv + optind, argc - optind, &opts, &topts,
 			  output);
-  if (topts.callgrind != NULL || topts.chrome != NULL || topts.map != NULL)
+  if (topts.chrome != NULL || topts.map != NULL)
     {
-      return errmsg_usage (program_name, "--callgrind, --chrome and --map"
-			   " need traces, not profiles");
+      return errmsg_usage (program_name, "--chrome and --map need traces,"
+			   " not profiles");
     }
+  /* The callgrind file gives source lines where there are some.  */
+  if (topts.callgrind != NULL)
+    report_want_lines = true;
 
   /* A profile that cannot be read is skipped; the others are still
      reported, and the exit status says that something went wrong.  */
@@ -491,6 +497,19 @@ main (int argc, char **argv)
 	}
     }
 
+  if (topts.callgrind != NULL
+      && (report.n_objects > 0 || status == EXIT_SUCCESS))
+    {
+      char *err = NULL;
+      if (!report_write_callgrind (topts.callgrind, &report, argv[optind],
+				   &err))
+	{
+	  error_message ("%s: %s", topts.callgrind,
+			 err != NULL ? err : "cannot write");
+	  free (err);
+	  status = EXIT_FAILURE;
+	}
+    }
   if (gcov_dir != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
     {
       char *err = NULL;

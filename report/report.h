@@ -85,6 +85,8 @@ struct report_call
   char *symbol;			/* The dynamic symbol called through the
 				   GOT, or NULL.  */
   bool resolved;		/* SYMBOL was looked up in all objects.  */
+  uint32_t source, line;	/* Where the call is in the sources
+				   (lines.h), LINE 0 when unknown.  */
 };
 
 struct report
