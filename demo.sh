@@ -12,7 +12,9 @@
 # no build/).  Builds BUILD-DIR/demo/hello-mips from
 # testsuite/fixtures/demo.c, rewrites it and every shared object it
 # needs into BUILD-DIR/demo/prof/, runs the profiled copy, prints the
-# flat profile and the call graph, and draws BUILD-DIR/demo/demo.svg.
+# flat profile, the call graph and the program's costliest source
+# lines, draws BUILD-DIR/demo/demo.svg, and writes an HTML coverage
+# report (BUILD-DIR/demo/coverage, with genhtml) and a callgrind file.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")" && pwd)
@@ -62,3 +64,17 @@ head -n 60 demo/calls.txt
 
 dot -Tsvg demo/demo.dot -o demo/demo.svg
 echo "== wrote demo/demo.svg (the call graph drawn by Graphviz)"
+
+echo "== the program's costliest source lines (it is built with -g)"
+report/profreport --lines --object=hello-mips -o demo/lines.txt "$PROFILE"
+head -n 14 demo/lines.txt
+
+echo "== coverage and callgrind files"
+report/profreport --lcov=demo/demo.info --callgrind=demo/demo.callgrind \
+  --object=hello-mips -o /dev/null "$PROFILE"
+if command -v genhtml >/dev/null 2>&1; then
+  rm -rf demo/coverage
+  genhtml --quiet -o demo/coverage demo/demo.info
+  echo "== wrote demo/coverage/index.html (genhtml of demo/demo.info)"
+fi
+echo "== wrote demo/demo.callgrind (callgrind_annotate --auto=yes, or KCachegrind)"
