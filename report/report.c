@@ -319,6 +319,40 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
   return true;
 }
 
+/* Add to ENTRIES (*N of them, sorted, each once; malloc'd) the starts
+   of OBJ's .eh_frame FDEs: compilers give every function one, those
+   that no call enters too (called through pointers, or by tail jumps
+   only).  Return the new array, or NULL when out of memory (ENTRIES is
+   then freed).  */
+
+static uint32_t *
+add_fde_entries (uint32_t *entries, size_t *n, const struct mips_object *obj)
+{
+  uint32_t *all = malloc ((*n + obj->n_fdes + 1) * sizeof *all);
+  size_t i = 0, j = 0, k = 0;
+
+  if (all == NULL)
+    {
+      free (entries);
+      return NULL;
+    }
+  /* Both are sorted: merge them.  */
+  while (i < *n || j < obj->n_fdes)
+    {
+      uint32_t a;
+      if (j == obj->n_fdes
+	  || (i < *n && entries[i] <= obj->fdes[j].pc_begin))
+	a = entries[i++];
+      else
+	a = obj->fdes[j++].pc_begin;
+      if (k == 0 || all[k - 1] != a)
+	all[k++] = a;
+    }
+  free (entries);
+  *n = k;
+  return all;
+}
+
 bool
 report_add_object (struct report *r, const struct prof_object *prof,
 		   char **errmsg)
@@ -384,6 +418,8 @@ report_add_object (struct report *r, const struct prof_object *prof,
 
   syms = collect_symbols (&obj, &n_syms);
   entries = calls_entries (prof, &obj, &n_entries);
+  if (entries != NULL)
+    entries = add_fde_entries (entries, &n_entries, &obj);
   if (syms == NULL || entries == NULL
       || !attribute_blocks (r, ro, r->n_objects - 1, &obj, syms, n_syms,
 			    entries, n_entries))
