@@ -242,13 +242,20 @@ calls_print (FILE *out, const struct report *r, enum report_format format)
     }
   if (format == REPORT_CSV)
     {
-      fputs ("caller,callee,count\n", out);
+      fputs ("caller,callee,count,caller_object,callee_object\n", out);
       for (size_t i = 0; i < n; i++)
 	{
-	  csv_field (out, r->functions[edges[i].caller].name);
+	  const struct edge *e = &edges[i];
+	  csv_field (out, r->functions[e->caller].name);
 	  putc (',', out);
-	  csv_field (out, callee_name (r, &edges[i]));
-	  fprintf (out, ",%" PRIu64 "\n", edges[i].count);
+	  csv_field (out, callee_name (r, e));
+	  fprintf (out, ",%" PRIu64 ",", e->count);
+	  csv_field (out, r->objects[r->functions[e->caller].object].prof->path);
+	  putc (',', out);
+	  if (e->callee != REPORT_NO_FUNC)
+	    csv_field (out,
+		       r->objects[r->functions[e->callee].object].prof->path);
+	  putc ('\n', out);
 	}
     }
   else

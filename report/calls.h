@@ -39,7 +39,9 @@ bool calls_find (struct report *r, size_t index,
 void calls_resolve (struct report *r);
 
 /* Print the call graph of R to OUT: text (per function, its callers and
-   callees) or CSV (caller,callee,count).  */
+   callees) or CSV (caller,callee,count,caller_object,callee_object;
+   the objects are the originals' paths, the callee's empty when no
+   profiled object defines it).  */
 void calls_print (FILE *out, const struct report *r,
 		  enum report_format format);
 
