@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "inclusive.h"
 #include "segment.h"
 
 /* One edge of the call graph.  */
@@ -148,6 +149,14 @@ print_callee (FILE *out, const struct report *r, const struct edge *e)
 /* Order of function indices of the functions FUNCTIONS (struct
    report_function) by instructions, hottest first; for qsort_r.  */
 
+/* N as a percentage of TOTAL.  */
+
+static double
+share (uint64_t n, uint64_t total)
+{
+  return total != 0 ? 100.0 * (double) n / (double) total : 0.0;
+}
+
 static int
 compare_heat (const void *a, const void *b, void *functions)
 {
@@ -162,8 +171,9 @@ compare_heat (const void *a, const void *b, void *functions)
 }
 
 /* Print the text call graph of R from its EDGES (N, total TOTAL): per
-   function that calls or is called, hottest first, its callers and its
-   callees with counts.  */
+   function that calls or is called, hottest first, its share of the
+   instructions, with its callees too (estimated: inclusive.h), its
+   callers and its callees with counts.  */
 
 static void
 print_text (FILE *out, const struct report *r, const struct edge *edges,
@@ -172,8 +182,10 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
   size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
   bool *seen = calloc (r->n_functions + 1, sizeof *seen);
   size_t n_order = 0;
+  struct report_inclusive inc;
 
-  if (order == NULL || seen == NULL)
+  memset (&inc, 0, sizeof inc);
+  if (order == NULL || seen == NULL || !report_inclusive_estimate (r, &inc))
     {
       fputs ("profreport: out of memory\n", stderr);
       goto cleanup;
@@ -197,10 +209,11 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
       const struct report_function *fn = &r->functions[f];
       bool header = false;
 
-      fprintf (out, "\n%s (%s)  %.2f%% of the instructions, %" PRIu64
-	       " %s\n", fn->name, object_name (r, f),
-	       r->total != 0 ? 100.0 * (double) fn->insns / (double) r->total
-	       : 0.0, fn->calls, fn->calls == 1 ? "entry" : "entries");
+      fprintf (out, "\n%s (%s)  %.2f%% of the instructions, %.2f%% with "
+	       "its callees (estimated), %" PRIu64 " %s\n", fn->name,
+	       object_name (r, f), share (fn->insns, r->total),
+	       share (inc.cost[f], r->total), fn->calls,
+	       fn->calls == 1 ? "entry" : "entries");
       for (size_t i = 0; i < n; i++)
 	if (edges[i].callee == f)
 	  {
@@ -224,6 +237,7 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
     }
 
  cleanup:
+  report_inclusive_free (&inc);
   free (order);
   free (seen);
 }
