@@ -22,7 +22,6 @@
 #endif
 
 #include "debug-lines.h"
-#include "dwarf-units.h"
 #include "object-int.h"
 
 #ifndef SHF_COMPRESSED
@@ -96,8 +95,7 @@ section_bytes (const struct mips_object *obj, const char *name,
 #endif
 }
 
-/* The sections the line table of OBJ is read from, in the order of
-   lines_of's arrays.  */
+/* The sections the line table of OBJ is read from.  */
 static const char *const line_sections[] = {
   ".debug_line", ".debug_line_str", ".debug_str", ".debug_info",
   ".debug_abbrev", ".debug_str_offsets"
@@ -113,9 +111,7 @@ lines_of (const struct mips_object *obj, struct dwarf_lines *lines,
   const unsigned char *data[N_LINE_SECTIONS];
   size_t size[N_LINE_SECTIONS];
   unsigned char *owned[N_LINE_SECTIONS] = { NULL };
-  struct dwarf_line_sections s;
-  struct dwarf_unit_sections u;
-  struct dwarf_comp_dir *dirs = NULL;
+  struct dwarf_sections s;
   bool ok = true;
 
   for (size_t i = 0; ok && i < N_LINE_SECTIONS; i++)
@@ -123,22 +119,16 @@ lines_of (const struct mips_object *obj, struct dwarf_lines *lines,
 			errmsg);
   if (ok)
     {
-      u = (struct dwarf_unit_sections) {
-	.info = data[3], .info_size = size[3],
-	.abbrev = data[4], .abbrev_size = size[4],
-	.str = data[2], .str_size = size[2],
-	.line_str = data[1], .line_str_size = size[1],
-	.str_offsets = data[5], .str_offsets_size = size[5],
-	.big_endian = obj->big_endian };
-      s = (struct dwarf_line_sections) {
+      s = (struct dwarf_sections) {
 	.line = data[0], .line_size = size[0],
 	.line_str = data[1], .line_str_size = size[1],
 	.str = data[2], .str_size = size[2],
+	.info = data[3], .info_size = size[3],
+	.abbrev = data[4], .abbrev_size = size[4],
+	.str_offsets = data[5], .str_offsets_size = size[5],
 	.big_endian = obj->big_endian };
-      s.comp_dirs = dirs = dwarf_comp_dirs (&u, &s.n_comp_dirs);
       ok = dwarf_lines_read (&s, lines, errmsg);
     }
-  free (dirs);
   for (size_t i = 0; i < N_LINE_SECTIONS; i++)
     free (owned[i]);
   return ok;

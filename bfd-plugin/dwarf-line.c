@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dwarf-line.h"
 #include "dwarf-read.h"
 #include "dwarf-units.h"
@@ -65,7 +66,9 @@ struct unit_files
 /* What dwarf_lines_read builds.  */
 struct builder
 {
-  const struct dwarf_line_sections *s;
+  const struct dwarf_sections *s;
+  const struct dwarf_comp_dir *comp_dirs; /* Of the units, sorted.  */
+  size_t n_comp_dirs;
   struct dwarf_lines *lines;
   size_t cap_ranges, cap_files;
   /* Open-addressing index of LINES->files by path (0 = empty, else
@@ -135,17 +138,11 @@ intern_path (struct builder *b, const char *dir, const char *name)
 	free (path);
 	return b->file_index[h] - 1;
       }
-  if (l->n_files == b->cap_files)
+  if (!array_room (&l->files, &b->cap_files, l->n_files, sizeof *l->files,
+		   16))
     {
-      size_t cap = b->cap_files != 0 ? 2 * b->cap_files : 16;
-      char **files = realloc (l->files, cap * sizeof *files);
-      if (files == NULL)
-	{
-	  free (path);
-	  return -1;
-	}
-      l->files = files;
-      b->cap_files = cap;
+      free (path);
+      return -1;
     }
   l->files[l->n_files] = path;
   b->file_index[h] = (uint32_t) l->n_files + 1;
@@ -160,15 +157,9 @@ add_range (struct builder *b, uint32_t lo, uint32_t hi, uint32_t line,
 {
   struct dwarf_lines *l = b->lines;
 
-  if (l->n_ranges == b->cap_ranges)
-    {
-      size_t cap = b->cap_ranges != 0 ? 2 * b->cap_ranges : 256;
-      struct dwarf_line_range *r = realloc (l->ranges, cap * sizeof *r);
-      if (r == NULL)
-	return false;
-      l->ranges = r;
-      b->cap_ranges = cap;
-    }
+  if (!array_room (&l->ranges, &b->cap_ranges, l->n_ranges,
+		   sizeof *l->ranges, 256))
+    return false;
   l->ranges[l->n_ranges++] = (struct dwarf_line_range) { lo, hi, line, file };
   return true;
 }
@@ -491,7 +482,7 @@ run_program (struct builder *b, struct dwarf_cursor *c, const struct unit_files 
 static bool
 read_unit (struct builder *b, size_t *offset, const char **what)
 {
-  const struct dwarf_line_sections *s = b->s;
+  const struct dwarf_sections *s = b->s;
   struct dwarf_cursor c = { s->line, *offset, s->line_size, s->big_endian };
   uint64_t unit_offset = *offset;
   struct unit_files u;
@@ -554,7 +545,7 @@ read_unit (struct builder *b, size_t *offset, const char **what)
       ? !read_entries_v5 (b, &c, dwarf64, &u, false)
 	|| !read_entries_v5 (b, &c, dwarf64, &u, true)
       : !read_entries_v4 (b, &c, &u,
-			    dwarf_comp_dir_of (s->comp_dirs, s->n_comp_dirs,
+			    dwarf_comp_dir_of (b->comp_dirs, b->n_comp_dirs,
 					       unit_offset)))
     goto done;
   if (c.pos > program)
@@ -611,32 +602,36 @@ settle_ranges (struct dwarf_lines *l)
 }
 
 bool
-dwarf_lines_read (const struct dwarf_line_sections *s,
+dwarf_lines_read (const struct dwarf_sections *s,
 		  struct dwarf_lines *lines, char **errmsg)
 {
   struct builder b;
+  struct dwarf_comp_dir *dirs;
   size_t offset = 0;
+  bool ok = true;
 
   memset (lines, 0, sizeof *lines);
   memset (&b, 0, sizeof b);
   b.s = s;
   b.lines = lines;
+  b.comp_dirs = dirs = dwarf_comp_dirs (s, &b.n_comp_dirs);
   *errmsg = NULL;
-  while (offset < s->line_size)
+  while (ok && offset < s->line_size)
     {
       size_t at = offset;
       const char *what;
       if (!read_unit (&b, &offset, &what))
 	{
 	  errmsg_format (errmsg, ".debug_line: %s at offset 0x%zx", what, at);
-	  free (b.file_index);
 	  dwarf_lines_free (lines);
-	  return false;
+	  ok = false;
 	}
     }
   free (b.file_index);
-  settle_ranges (lines);
-  return true;
+  free (dirs);
+  if (ok)
+    settle_ranges (lines);
+  return ok;
 }
 
 const struct dwarf_line_range *

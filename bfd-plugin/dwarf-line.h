@@ -21,24 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct dwarf_comp_dir;
-
-/* The bytes of the sections a line table is read from.  .debug_str and
-   .debug_line_str may be absent (NULL, 0) when no entry refers to
-   them.  COMP_DIRS (N_COMP_DIRS of them, from dwarf_comp_dirs) give
-   the compilation directories of tables of versions 2 to 4.  */
-struct dwarf_line_sections
-{
-  const struct dwarf_comp_dir *comp_dirs;
-  size_t n_comp_dirs;
-  const unsigned char *line;
-  size_t line_size;
-  const unsigned char *line_str;
-  size_t line_str_size;
-  const unsigned char *str;
-  size_t str_size;
-  bool big_endian;
-};
+#include "dwarf-read.h"
 
 /* Addresses [LO, HI) come from line LINE of file FILE.  */
 struct dwarf_line_range
@@ -56,9 +39,11 @@ struct dwarf_lines
   size_t n_files;
 };
 
-/* Read the line table of S into *LINES.  On failure return false, set
-   *ERRMSG to a malloc'd reason and leave *LINES empty.  */
-bool dwarf_lines_read (const struct dwarf_line_sections *s,
+/* Read the line table of S (.debug_line, with the string sections it
+   refers to, and .debug_info and .debug_abbrev for the compilation
+   directories) into *LINES.  On failure return false, set *ERRMSG to a
+   malloc'd reason and leave *LINES empty.  */
+bool dwarf_lines_read (const struct dwarf_sections *s,
 		       struct dwarf_lines *lines, char **errmsg);
 
 /* The range of LINES that holds ADDR, or NULL.  */

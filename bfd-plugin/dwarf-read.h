@@ -83,6 +83,16 @@ dwarf_read_sleb (const unsigned char *base, size_t *pos, size_t end,
   return true;
 }
 
+/* The bytes of an object's DWARF sections that profcopy reads; any may
+   be absent (NULL, 0).  */
+struct dwarf_sections
+{
+  const unsigned char *line, *line_str, *str, *info, *abbrev, *str_offsets;
+  size_t line_size, line_str_size, str_size, info_size, abbrev_size;
+  size_t str_offsets_size;
+  bool big_endian;
+};
+
 /* A reader of one unit of a section: BASE[POS..END), with the
    section's byte order.  Every read checks END.  */
 struct dwarf_cursor

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 
+#include "array.h"
 #include "dwarf-read.h"
 #include "dwarf-units.h"
 
@@ -95,7 +96,7 @@ fixed_size (uint64_t form, unsigned addr_size, unsigned offset_size,
    know.  */
 
 static bool
-read_attribute (const struct dwarf_unit_sections *s, struct dwarf_cursor *c,
+read_attribute (const struct dwarf_sections *s, struct dwarf_cursor *c,
 		uint64_t attr, uint64_t form, unsigned addr_size,
 		unsigned offset_size, unsigned version, struct unit_entry *e)
 {
@@ -186,7 +187,7 @@ read_attribute (const struct dwarf_unit_sections *s, struct dwarf_cursor *c,
    at its attribute specifications.  */
 
 static bool
-find_abbrev (const struct dwarf_unit_sections *s, uint64_t offset,
+find_abbrev (const struct dwarf_sections *s, uint64_t offset,
 	     uint64_t code, struct dwarf_cursor *c)
 {
   if (offset >= s->abbrev_size)
@@ -216,7 +217,7 @@ find_abbrev (const struct dwarf_unit_sections *s, uint64_t offset,
    ADDR_SIZE, OFFSET_SIZE, abbreviations at ABBREV) into E.  */
 
 static bool
-read_unit_entry (const struct dwarf_unit_sections *s, struct dwarf_cursor *c,
+read_unit_entry (const struct dwarf_sections *s, struct dwarf_cursor *c,
 		 unsigned version, unsigned addr_size, unsigned offset_size,
 		 uint64_t abbrev, struct unit_entry *e)
 {
@@ -269,7 +270,7 @@ compare_dir (const void *a, const void *b)
 }
 
 struct dwarf_comp_dir *
-dwarf_comp_dirs (const struct dwarf_unit_sections *s, size_t *n)
+dwarf_comp_dirs (const struct dwarf_sections *s, size_t *n)
 {
   struct dwarf_comp_dir *dirs = NULL;
   size_t cap = 0;
@@ -312,18 +313,11 @@ dwarf_comp_dirs (const struct dwarf_unit_sections *s, size_t *n)
 			    offset_size, abbrev, &e)
 	  || !e.has_line || e.dir == NULL)
 	continue;
-      if (*n == cap)
+      if (!array_room (&dirs, &cap, *n, sizeof *dirs, 64))
 	{
-	  size_t cap2 = cap != 0 ? 2 * cap : 64;
-	  struct dwarf_comp_dir *grown = realloc (dirs, cap2 * sizeof *grown);
-	  if (grown == NULL)
-	    {
-	      free (dirs);
-	      *n = 0;
-	      return NULL;
-	    }
-	  dirs = grown;
-	  cap = cap2;
+	  free (dirs);
+	  *n = 0;
+	  return NULL;
 	}
       dirs[(*n)++] = (struct dwarf_comp_dir) { e.line_offset, e.dir };
     }

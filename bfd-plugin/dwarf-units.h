@@ -19,22 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The sections a unit's directory is read from; any may be absent
-   (NULL, 0).  */
-struct dwarf_unit_sections
-{
-  const unsigned char *info;
-  size_t info_size;
-  const unsigned char *abbrev;
-  size_t abbrev_size;
-  const unsigned char *str;
-  size_t str_size;
-  const unsigned char *line_str;
-  size_t line_str_size;
-  const unsigned char *str_offsets;
-  size_t str_offsets_size;
-  bool big_endian;
-};
+#include "dwarf-read.h"
 
 /* The unit whose line table is at LINE_OFFSET of .debug_line was
    compiled in DIR (a string of the sections, not copied).  */
@@ -44,13 +29,14 @@ struct dwarf_comp_dir
   const char *dir;
 };
 
-/* The compilation directories of the units of S, sorted by
+/* The compilation directories of the units of S (.debug_info,
+   .debug_abbrev and the string sections), sorted by
    line_offset, into a malloc'd array (*N of them).  Units that are
    malformed, or whose directory is in another file (dwz's
    DW_FORM_GNU_strp_alt), have none: the reading stops at the first
    malformed one, since what follows cannot be found.  NULL with *N 0
    when there is none or when out of memory.  */
-struct dwarf_comp_dir *dwarf_comp_dirs (const struct dwarf_unit_sections *s,
+struct dwarf_comp_dir *dwarf_comp_dirs (const struct dwarf_sections *s,
 					size_t *n);
 
 /* The directory of the unit whose line table is at LINE_OFFSET in DIRS

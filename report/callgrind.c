@@ -25,6 +25,7 @@
 #include "errmsg.h"
 #include "inclusive.h"
 #include "lines.h"
+#include "saturate.h"
 
 /* A run of one function's instructions at one source line, or its
    calls to one callee from one line.  */
@@ -45,14 +46,6 @@ struct names
 {
   bool *object, *file, *func;
 };
-
-static uint64_t
-add_sat (uint64_t a, uint64_t b)
-{
-  uint64_t sum;
-
-  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
-}
 
 static int
 compare_cost (const void *a, const void *b)
@@ -83,8 +76,8 @@ merge (struct cost *costs, size_t n)
   for (size_t i = 0; i < n; i++)
     if (out > 0 && compare_cost (&costs[out - 1], &costs[i]) == 0)
       {
-	costs[out - 1].count = add_sat (costs[out - 1].count, costs[i].count);
-	costs[out - 1].insns = add_sat (costs[out - 1].insns, costs[i].insns);
+	costs[out - 1].count = sat_add (costs[out - 1].count, costs[i].count);
+	costs[out - 1].insns = sat_add (costs[out - 1].insns, costs[i].insns);
       }
     else
       costs[out++] = costs[i];
@@ -166,7 +159,7 @@ collect (const struct report *r, size_t *n)
 	continue;
       c[k++] = (struct cost) { ln->func, REPORT_NO_FUNC, ln->source,
 			       ln->line, 0, ln->insns };
-      lined[ln->func] = add_sat (lined[ln->func], ln->insns);
+      lined[ln->func] = sat_add (lined[ln->func], ln->insns);
     }
   /* What no line table covers (a function without lines, or the part
      of one that its lines miss) stands at line 0.  */

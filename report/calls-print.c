@@ -21,6 +21,7 @@
 #include "calls.h"
 #include "inclusive.h"
 #include "segment.h"
+#include "saturate.h"
 
 /* One edge of the call graph.  */
 struct edge
@@ -65,14 +66,6 @@ compare_edge (const void *a, const void *b)
   return 0;
 }
 
-static uint64_t
-add_sat (uint64_t a, uint64_t b)
-{
-  uint64_t sum;
-
-  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
-}
-
 /* Return the malloc'd edges of R that ran, sorted by caller, and set *N
    to their number and *TOTAL to the sum of their counts; the indirect
    call sites of a function are one edge unless PER_SITE.  NULL when out
@@ -101,13 +94,13 @@ collect_edges (const struct report *r, bool per_site, size_t *n,
       edges[count].object = per_site ? c->object : 0;
       edges[count].site = per_site ? c->addr : 0;
       edges[count].count = times;
-      *total = add_sat (*total, times);
+      *total = sat_add (*total, times);
       count++;
     }
   qsort (edges, count, sizeof *edges, compare_edge);
   for (size_t i = 0; i < count; i++)
     if (out > 0 && compare_edge (&edges[out - 1], &edges[i]) == 0)
-      edges[out - 1].count = add_sat (edges[out - 1].count, edges[i].count);
+      edges[out - 1].count = sat_add (edges[out - 1].count, edges[i].count);
     else
       edges[out++] = edges[i];
   *n = out;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "inclusive.h"
+#include "saturate.h"
 
 /* One caller -> callee edge of known callee, with its calls.  */
 struct edge
@@ -26,14 +27,6 @@ struct edge
 };
 
 #define NONE ((size_t) -1)
-
-static uint64_t
-add_sat (uint64_t a, uint64_t b)
-{
-  uint64_t sum;
-
-  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
-}
 
 static int
 compare_edge (const void *a, const void *b)
@@ -66,12 +59,12 @@ collect (const struct report *r, size_t *n, uint64_t *unknown)
       if (times != 0 && c->callee != REPORT_NO_FUNC)
 	e[k++] = (struct edge) { c->caller, c->callee, times };
       else if (c->symbol == NULL)
-	unknown[c->caller] = add_sat (unknown[c->caller], times);
+	unknown[c->caller] = sat_add (unknown[c->caller], times);
     }
   qsort (e, k, sizeof *e, compare_edge);
   for (size_t i = 0; i < k; i++)
     if (out > 0 && compare_edge (&e[out - 1], &e[i]) == 0)
-      e[out - 1].count = add_sat (e[out - 1].count, e[i].count);
+      e[out - 1].count = sat_add (e[out - 1].count, e[i].count);
     else
       e[out++] = e[i];
   *n = out;
@@ -111,15 +104,15 @@ close_unit (const struct report *r, struct report_inclusive *inc,
   for (size_t i = 0; i < n; i++)
     {
       size_t m = members[i];
-      entries = add_sat (entries, r->functions[m].calls);
-      incoming = add_sat (incoming, in_calls[m]);
+      entries = sat_add (entries, r->functions[m].calls);
+      incoming = sat_add (incoming, in_calls[m]);
       /* A call of unknown callee may be one inside the unit (PIC code
 	 often recurses through `jalr t9' whose t9 another block set).  */
-      inside = add_sat (inside, unknown[m]);
+      inside = sat_add (inside, unknown[m]);
       for (size_t k = start[m]; k < start[m + 1]; k++)
 	if (inc->unit[edges[k].callee] == u)
 	  {
-	    inside = add_sat (inside, edges[k].count);
+	    inside = sat_add (inside, edges[k].count);
 	    incoming -= edges[k].count <= incoming ? edges[k].count : incoming;
 	  }
     }
@@ -135,10 +128,10 @@ close_unit (const struct report *r, struct report_inclusive *inc,
       size_t m = members[i];
       uint64_t own = r->functions[m].insns;
       for (size_t k = start[m]; k < start[m + 1]; k++)
-	own = add_sat (own, report_inclusive_call (inc, m, edges[k].callee,
+	own = sat_add (own, report_inclusive_call (inc, m, edges[k].callee,
 						   edges[k].count));
       inc->cost[m] = own;
-      cost = add_sat (cost, own);
+      cost = sat_add (cost, own);
     }
   inc->unit_cost[u] = cost;
 }
@@ -176,7 +169,7 @@ report_inclusive_estimate (const struct report *r,
   for (size_t k = 0; k < n_edges; k++)
     {
       start[edges[k].caller + 1]++;
-      in_calls[edges[k].callee] = add_sat (in_calls[edges[k].callee],
+      in_calls[edges[k].callee] = sat_add (in_calls[edges[k].callee],
 					   edges[k].count);
     }
   for (size_t f = 0; f < nf; f++)

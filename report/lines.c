@@ -18,48 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "debug-lines.h"
 #include "errmsg.h"
 #include "lines.h"
+#include "saturate.h"
 
 bool report_want_lines;
-
-/* Saturating A + B and A * B.  */
-
-static uint64_t
-add_sat (uint64_t a, uint64_t b)
-{
-  uint64_t sum;
-
-  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
-}
-
-static uint64_t
-mul_sat (uint64_t a, uint64_t b)
-{
-  uint64_t prod;
-
-  return __builtin_mul_overflow (a, b, &prod) ? UINT64_MAX : prod;
-}
-
-/* Grow the array *P of *CAP elements of SIZE bytes to hold N + 1.  */
-
-static bool
-reserve (void **p, size_t *cap, size_t n, size_t size)
-{
-  void *grown;
-  size_t cap2;
-
-  if (n < *cap)
-    return true;
-  cap2 = *cap != 0 ? 2 * *cap : 256;
-  grown = realloc (*p, cap2 * size);
-  if (grown == NULL)
-    return false;
-  *p = grown;
-  *cap = cap2;
-  return true;
-}
 
 /* The index in L's sources of PATH, added if new; -1 when out of
    memory.  Sources are few beside lines: a linear search per file of a
@@ -71,8 +36,8 @@ source_index (struct report_lines *l, const char *path)
   for (size_t i = 0; i < l->n_sources; i++)
     if (strcmp (l->sources[i], path) == 0)
       return (int64_t) i;
-  if (!reserve ((void **) &l->sources, &l->cap_sources, l->n_sources,
-		sizeof *l->sources)
+  if (!array_room (&l->sources, &l->cap_sources, l->n_sources,
+		   sizeof *l->sources, 64)
       || (l->sources[l->n_sources] = strdup (path)) == NULL)
     return -1;
   return (int64_t) l->n_sources++;
@@ -147,14 +112,14 @@ lines_add_object (struct report *r, size_t index,
 	    }
 	  next = rg->hi < end ? rg->hi : end;
 	  words = (next - pc + 3) / 4;
-	  if (!reserve ((void **) &l->runs, &l->cap_runs, l->n_runs,
-			sizeof *l->runs))
+	  if (!array_room (&l->runs, &l->cap_runs, l->n_runs,
+			   sizeof *l->runs, 256))
 	    goto oom;
 	  run = &l->runs[l->n_runs++];
 	  run->source = source_of[rg->file];
 	  run->line = rg->line;
 	  run->count = count;
-	  run->insns = mul_sat (count, words);
+	  run->insns = sat_mul (count, words);
 	  run->func = ro->block_func[b];
 	  pc += 4 * words;
 	}
@@ -183,8 +148,8 @@ lines_add_object (struct report *r, size_t index,
       rg = dwarf_lines_find (&table, r->functions[f].addr);
       if (rg == NULL)
 	continue;
-      if (!reserve ((void **) &l->funcs, &l->cap_funcs, l->n_funcs,
-		    sizeof *l->funcs))
+      if (!array_room (&l->funcs, &l->cap_funcs, l->n_funcs,
+		       sizeof *l->funcs, 256))
 	goto oom;
       l->funcs[l->n_funcs++] = (struct report_line_func)
 	{ source_of[rg->file], rg->line, f };
@@ -244,7 +209,7 @@ merged_lines (const struct report *r, const struct report_options *opts,
 	{
 	  if (out[i].count > last->count)
 	    last->count = out[i].count;
-	  last->insns = add_sat (last->insns, out[i].insns);
+	  last->insns = sat_add (last->insns, out[i].insns);
 	}
       else
 	out[(*n)++] = out[i];

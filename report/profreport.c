@@ -312,6 +312,18 @@ report_traces (char **files, int n, const struct report_options *opts,
   return status;
 }
 
+/* Say that FILE could not be written, for the reason *ERR (freed and
+   cleared); return the exit status that says so.  */
+
+static int
+view_failed (const char *file, char **err)
+{
+  error_message ("%s: %s", file, *err != NULL ? *err : "cannot write");
+  free (*err);
+  *err = NULL;
+  return EXIT_FAILURE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -485,50 +497,23 @@ main (int argc, char **argv)
 
   calls_resolve (&report);
 
-  if (opts.dot != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
+  /* The files beside the report, when there is something to report.  */
+  if (report.n_objects > 0 || status == EXIT_SUCCESS)
     {
       char *err = NULL;
-      if (!calls_write_dot (opts.dot, &report, opts.node_thres,
-			    opts.edge_thres, &err))
-	{
-	  error_message ("%s: %s", opts.dot, err != NULL ? err : "cannot write");
-	  free (err);
-	  status = EXIT_FAILURE;
-	}
-    }
-
-  if (topts.callgrind != NULL
-      && (report.n_objects > 0 || status == EXIT_SUCCESS))
-    {
-      char *err = NULL;
-      if (!report_write_callgrind (topts.callgrind, &report, argv[optind],
-				   &err))
-	{
-	  error_message ("%s: %s", topts.callgrind,
-			 err != NULL ? err : "cannot write");
-	  free (err);
-	  status = EXIT_FAILURE;
-	}
-    }
-  if (gcov_dir != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
-    {
-      char *err = NULL;
-      if (!lines_write_gcov (gcov_dir, &report, &opts, &err))
-	{
-	  error_message ("%s: %s", gcov_dir, err != NULL ? err : "cannot write");
-	  free (err);
-	  status = EXIT_FAILURE;
-	}
-    }
-  if (lcov_file != NULL && (report.n_objects > 0 || status == EXIT_SUCCESS))
-    {
-      char *err = NULL;
-      if (!lines_write_lcov (lcov_file, &report, &opts, &err))
-	{
-	  error_message ("%s: %s", lcov_file, err != NULL ? err : "cannot write");
-	  free (err);
-	  status = EXIT_FAILURE;
-	}
+      if (opts.dot != NULL
+	  && !calls_write_dot (opts.dot, &report, opts.node_thres,
+			       opts.edge_thres, &err))
+	status = view_failed (opts.dot, &err);
+      if (topts.callgrind != NULL
+	  && !report_write_callgrind (topts.callgrind, &report, argv[optind],
+				      &err))
+	status = view_failed (topts.callgrind, &err);
+      if (gcov_dir != NULL && !lines_write_gcov (gcov_dir, &report, &opts, &err))
+	status = view_failed (gcov_dir, &err);
+      if (lcov_file != NULL
+	  && !lines_write_lcov (lcov_file, &report, &opts, &err))
+	status = view_failed (lcov_file, &err);
     }
 
   if (report.n_objects > 0 || status == EXIT_SUCCESS)

@@ -30,6 +30,7 @@
 #include "lines.h"
 #include "object.h"
 #include "report.h"
+#include "saturate.h"
 
 /* A candidate function symbol.  */
 struct func_sym
@@ -38,26 +39,6 @@ struct func_sym
   const char *name;		/* In the object's image.  */
   int rank;			/* Lower is preferred at the same address.  */
 };
-
-/* Saturating A + B.  */
-
-static uint64_t
-add_sat (uint64_t a, uint64_t b)
-{
-  uint64_t sum;
-
-  return __builtin_add_overflow (a, b, &sum) ? UINT64_MAX : sum;
-}
-
-/* Saturating A * B.  */
-
-static uint64_t
-mul_sat (uint64_t a, uint64_t b)
-{
-  uint64_t prod;
-
-  return __builtin_mul_overflow (a, b, &prod) ? UINT64_MAX : prod;
-}
 
 bool report_demangle = true;
 const char *report_sysroot;
@@ -307,13 +288,13 @@ attribute_blocks (struct report *r, struct report_object *ro, size_t index,
 	  return false;
 	}
       ro->block_func[b] = f;
-      r->functions[f].insns = add_sat (r->functions[f].insns,
-				       mul_sat (prof->counts[b],
+      r->functions[f].insns = sat_add (r->functions[f].insns,
+				       sat_mul (prof->counts[b],
 						blk->size / 4));
       if (blk->start == r->functions[f].addr)
-	r->functions[f].calls = add_sat (r->functions[f].calls,
+	r->functions[f].calls = sat_add (r->functions[f].calls,
 					 prof->counts[b]);
-      r->total = add_sat (r->total, mul_sat (prof->counts[b], blk->size / 4));
+      r->total = sat_add (r->total, sat_mul (prof->counts[b], blk->size / 4));
     }
   free (sym_func);
   return true;
