@@ -76,6 +76,15 @@ for t in mips-linux-gnu mipsel-linux-gnu; do
     done
   fi
   result $status "package: $t-profcopy --whole-program profiles the demo as installed"
+  # The one command, as installed: its own cache, the runtime and the
+  # sysroot of the program's byte order.
+  (cd "$d" && "/usr/bin/$t-profrun" --cache="$d/cache" ./demo \
+     >"$d/run.out" 2>"$d/run.err") \
+    && cmp -s "$d/orig.out" "$d/run.out" \
+    && grep -q 'main (demo)' "$d/run.err"
+  status=$?
+  [ $status -eq 0 ] || { echo "--- run.err"; head -n 20 "$d/run.err"; }
+  result $status "package: $t-profrun profiles the demo in one command"
   page=/usr/share/man/man1/$t-profcopy.1.gz
   [ -f "$page" ] && ! zcat "$page" | grep -q PKGLIBDIR \
     && zcat "$page" | grep -q /usr/lib/profcopy/mips
