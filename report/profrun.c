@@ -798,7 +798,7 @@ main (int argc, char **argv)
   char **prog_argv, *output_var, *template, **profiles, **rargv;
   const char *argv0 = NULL;
   size_t n_profiles, k = 0, n_prog = 0;
-  int c, status, rstatus;
+  int c, index = 0, status, rstatus;
 
   memset (&s, 0, sizeof s);
   if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
@@ -815,7 +815,7 @@ main (int argc, char **argv)
     return EXIT_FAILURE;
   /* '+': the options end at the program's name; its own options are
      its own.  */
-  while ((c = getopt_long (argc, argv, "+hj:o:vV", long_options, NULL))
+  while ((c = getopt_long (argc, argv, "+hj:o:vV", long_options, &index))
 	 != -1)
     switch (c)
       {
@@ -841,11 +841,14 @@ main (int argc, char **argv)
 	o.sysroot = optarg;
 	break;
       case OPTION_REPORT:
+	/* For profreport, in its --NAME[=VALUE] form whichever way it was
+	   given.  */
+	o.report_args[o.n_report_args++]
+	  = concat ("--", long_options[index].name, optarg != NULL ? "=" : "",
+		    optarg != NULL ? optarg : "", NULL);
+	break;
       case 'o':
-	/* As given: profreport reads it again.  */
-	o.report_args[o.n_report_args++] = argv[optind - 1];
-	if (c == 'o' && strcmp (argv[optind - 1], "-o") == 0)
-	  o.report_args[o.n_report_args++] = optarg;
+	o.report_args[o.n_report_args++] = concat ("--output=", optarg, NULL);
 	break;
       case 'j':
 	o.jobs = optarg;
