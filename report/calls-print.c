@@ -145,7 +145,7 @@ print_callee (FILE *out, const struct report *r, const struct edge *e)
 /* N as a percentage of TOTAL.  */
 
 static double
-share (uint64_t n, uint64_t total)
+share_of (uint64_t n, uint64_t total)
 {
   return total != 0 ? 100.0 * (double) n / (double) total : 0.0;
 }
@@ -204,8 +204,8 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
 
       fprintf (out, "\n%s (%s)  %.2f%% of the instructions, %.2f%% with "
 	       "its callees (estimated), %" PRIu64 " %s\n", fn->name,
-	       object_name (r, f), share (fn->insns, r->total),
-	       share (inc.cost[f], r->total), fn->calls,
+	       object_name (r, f), share_of (fn->insns, r->total),
+	       share_of (inc.cost[f], r->total), fn->calls,
 	       fn->calls == 1 ? "entry" : "entries");
       for (size_t i = 0; i < n; i++)
 	if (edges[i].callee == f)
@@ -330,9 +330,15 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
   bool *keep = calloc (r->n_functions + 1, sizeof *keep);
   double max_share = 0;
   uint64_t max_count = 1;
+  struct report_inclusive inc;
 
   if (keep == NULL)
     return false;
+  if (!report_inclusive_estimate (r, &inc))
+    {
+      free (keep);
+      return false;
+    }
   for (size_t f = 0; f < r->n_functions; f++)
     if (r->total != 0
 	&& 100.0 * (double) r->functions[f].insns / (double) r->total
@@ -356,9 +362,10 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
     char *title = NULL;
     if (asprintf (&title, "%s: %" PRIu64 " instructions, %" PRIu64 " calls"
 		  " (functions from %.2g%% of the instructions, calls from"
-		  " %.2g%% of the calls)", program_of (r), r->total, total,
-		  node_thres, edge_thres) < 0)
+		  " %.2g%% of the calls; with callees: estimated)",
+		  program_of (r), r->total, total, node_thres, edge_thres) < 0)
       {
+	report_inclusive_free (&inc);
 	free (keep);
 	return false;
       }
@@ -381,7 +388,8 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
       quoted_string (out, fn->name);
       fputs ("\\n", out);
       quoted_string (out, object_name (r, f));
-      fprintf (out, "\\n%.2f%%\\n%" PRIu64 " %s\", ", share, fn->calls,
+      fprintf (out, "\\n%.2f%%, with callees %.2f%%\\n%" PRIu64 " %s\", ",
+	       share, share_of (inc.cost[f], r->total), fn->calls,
 	       fn->calls == 1 ? "entry" : "entries");
       report_dot_colour (out, heat);
       fputs ("];\n", out);
@@ -396,6 +404,7 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
 	       1.0 + 3.0 * (double) e->count / (double) max_count);
     }
   fputs ("}\n", out);
+  report_inclusive_free (&inc);
   free (keep);
   return true;
 }
