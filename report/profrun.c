@@ -23,7 +23,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,44 +36,16 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "profrun.h"
 #include "version.h"
 
 #ifndef PROFCOPY_RUNTIME_DIR
 # define PROFCOPY_RUNTIME_DIR "/usr/local/lib/profcopy"
 #endif
 
-static const char *program_name = "profrun";
+const char *program_name = "profrun";
 
-/* What the command line says.  */
-struct run_options
-{
-  const char *sysroot;		/* NULL: by byte order.  */
-  const char *runtime;		/* NULL: installed, else the build's.  */
-  const char *cache;		/* NULL: $PROFCOPY_CACHE, XDG's.  */
-  const char *profile_dir;	/* Where the profiles go.  */
-  const char *qemu;		/* NULL: qemu-mips or qemu-mipsel.  */
-  const char *jobs;		/* profcopy -j, or NULL.  */
-  bool native;			/* Run the copy directly (on a board).  */
-  bool report;			/* Run profreport at the end.  */
-  bool verbose;
-  const char **report_args;	/* Options for profreport.  */
-  size_t n_report_args;
-};
-
-/* The tools and files of one run, as found.  */
-struct run_setup
-{
-  char *self_dir;		/* Where profrun is.  */
-  char *prefix;			/* Of its name: "mips-linux-gnu-".  */
-  char *profcopy, *profreport;
-  char *program;		/* The original, as found.  */
-  const char *name;		/* Its base name.  */
-  bool big_endian;
-  char *sysroot, *runtime, *qemu;
-  char *cache_entry;		/* The copies' directory.  */
-};
-
-static void
+void
 error_message (const char *format, ...)
 {
   va_list ap;
@@ -179,7 +150,7 @@ static const struct option long_options[] = {
 /* A malloc'd copy of the concatenation of the strings given, up to a
    NULL; exits when out of memory.  */
 
-static char *
+char *
 concat (const char *first, ...)
 {
   va_list ap;
@@ -203,7 +174,7 @@ concat (const char *first, ...)
   return s;
 }
 
-static bool
+bool
 is_file (const char *path)
 {
   struct stat st;
@@ -211,7 +182,7 @@ is_file (const char *path)
   return stat (path, &st) == 0 && S_ISREG (st.st_mode);
 }
 
-static bool
+bool
 is_dir (const char *path)
 {
   struct stat st;
@@ -405,7 +376,7 @@ choose_by_byte_order (struct run_setup *s, const struct run_options *o)
    Return its exit status as a shell gives it (128 + N for signal N),
    or -1 when it could not be run.  */
 
-static int
+int
 run (char *const *argv, bool quiet, int fd_out, const char *setenv_var)
 {
   struct sigaction ign, old_int, old_quit;
@@ -453,264 +424,6 @@ run (char *const *argv, bool quiet, int fd_out, const char *setenv_var)
   if (WIFSIGNALED (status))
     return 128 + WTERMSIG (status);
   return -1;
-}
-
-/* The cache key: a 64-bit FNV-1a hash.  */
-
-static uint64_t
-hash_bytes (uint64_t h, const void *data, size_t n)
-{
-  const unsigned char *p = data;
-
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
-}
-
-static uint64_t
-hash_string (uint64_t h, const char *s)
-{
-  return hash_bytes (h, s, strlen (s) + 1);
-}
-
-/* Add the path and contents of file PATH to H; false when it cannot be
-   read.  */
-
-static bool
-hash_file (uint64_t *h, const char *path)
-{
-  unsigned char buf[65536];
-  FILE *f = fopen (path, "rb");
-  size_t n;
-
-  if (f == NULL)
-    {
-      error_message ("%s: %s", path, strerror (errno));
-      return false;
-    }
-  *h = hash_string (*h, path);
-  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
-    *h = hash_bytes (*h, buf, n);
-  if (ferror (f))
-    {
-      error_message ("%s: read error", path);
-      fclose (f);
-      return false;
-    }
-  fclose (f);
-  return true;
-}
-
-/* The key of S's copies: profcopy's version and options, the sysroot,
-   and the contents of the runtime, the program and every object that
-   `profcopy --list-needed' names.  */
-
-static bool
-cache_key (const struct run_setup *s, uint64_t *key)
-{
-  char *argv[] = { s->profcopy, (char *) "--list-needed", NULL, NULL, NULL };
-  char *sysroot_opt = concat ("--sysroot=", s->sysroot, NULL);
-  char tmpl[] = "/tmp/profrun-needed.XXXXXX";
-  int fd = mkstemp (tmpl);
-  uint64_t h = 14695981039346656037ULL;
-  char *line = NULL;
-  size_t cap = 0;
-  bool ok = false;
-  FILE *f = NULL;
-
-  argv[2] = sysroot_opt;
-  argv[3] = s->program;
-  if (fd < 0)
-    {
-      error_message ("cannot make a temporary file: %s", strerror (errno));
-      free (sysroot_opt);
-      return false;
-    }
-  unlink (tmpl);
-  if (run (argv, false, fd, NULL) != 0)
-    {
-      error_message ("%s: profcopy cannot find the libraries it needs "
-		     "(see above); try --sysroot=DIR", s->program);
-      goto done;
-    }
-  h = hash_string (h, PACKAGE_VERSION);
-  h = hash_string (h, s->sysroot);
-  if (!hash_file (&h, s->runtime) || !hash_file (&h, s->program)
-      || !hash_file (&h, s->profcopy))
-    goto done;
-  f = fdopen (fd, "r");
-  if (f == NULL)
-    goto done;
-  fd = -1;
-  rewind (f);
-  while (getline (&line, &cap, f) > 0)
-    {
-      char *arrow = strstr (line, " => ");
-      char *end;
-      if (arrow == NULL)
-	continue;
-      end = arrow + 4 + strcspn (arrow + 4, "\n");
-      *end = '\0';
-      if (!hash_file (&h, arrow + 4))
-	goto done;
-    }
-  *key = h;
-  ok = true;
-
- done:
-  free (line);
-  if (f != NULL)
-    fclose (f);
-  if (fd >= 0)
-    close (fd);
-  free (sysroot_opt);
-  return ok;
-}
-
-/* Make directory PATH and its parents.  */
-
-static bool
-make_dirs (const char *path)
-{
-  char *p = concat (path, NULL);
-
-  for (char *q = p + 1; *q != '\0'; q++)
-    if (*q == '/')
-      {
-	*q = '\0';
-	if (mkdir (p, 0777) != 0 && errno != EEXIST)
-	  break;
-	*q = '/';
-      }
-  if (mkdir (p, 0777) != 0 && errno != EEXIST)
-    {
-      error_message ("%s: cannot make the directory: %s", p, strerror (errno));
-      free (p);
-      return false;
-    }
-  free (p);
-  return true;
-}
-
-/* The cache directory of O.  */
-
-static char *
-cache_dir (const struct run_options *o)
-{
-  const char *env = getenv ("PROFCOPY_CACHE");
-  const char *xdg = getenv ("XDG_CACHE_HOME");
-  const char *home = getenv ("HOME");
-
-  if (o->cache != NULL)
-    return concat (o->cache, NULL);
-  if (env != NULL && env[0] != '\0')
-    return concat (env, NULL);
-  if (xdg != NULL && xdg[0] == '/')
-    return concat (xdg, "/profcopy", NULL);
-  if (home != NULL && home[0] != '\0')
-    return concat (home, "/.cache/profcopy", NULL);
-  return concat ("/tmp/profcopy-cache-", NULL);
-}
-
-/* Remove directory PATH and the files in it (the copies of a rewrite
-   that failed or lost a race).  */
-
-static void
-remove_dir (const char *path)
-{
-  DIR *d = opendir (path);
-  struct dirent *e;
-
-  if (d == NULL)
-    return;
-  while ((e = readdir (d)) != NULL)
-    if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
-      {
-	char *f = concat (path, "/", e->d_name, NULL);
-	unlink (f);
-	free (f);
-      }
-  closedir (d);
-  rmdir (path);
-}
-
-/* Rewrite S's program into its cache entry, unless it is there.  */
-
-static bool
-make_copies (struct run_setup *s, const struct run_options *o)
-{
-  char key_hex[17], pid[24];
-  char *dir = cache_dir (o), *tmp, *copy;
-  bool cached;
-  uint64_t key;
-  char *argv[12];
-  size_t n = 0;
-  int status;
-
-  if (!cache_key (s, &key))
-    {
-      free (dir);
-      return false;
-    }
-  snprintf (key_hex, sizeof key_hex, "%016" PRIx64, key);
-  s->cache_entry = concat (dir, "/", s->name, "-", key_hex, NULL);
-  copy = concat (s->cache_entry, "/", s->name, NULL);
-  cached = is_file (copy);
-  free (copy);
-  if (cached)
-    {
-      if (o->verbose)
-	fprintf (stderr, "%s: the copies of %s are in %s already\n",
-		 program_name, s->program, s->cache_entry);
-      free (dir);
-      return true;
-    }
-  if (!make_dirs (dir))
-    {
-      free (dir);
-      return false;
-    }
-  free (dir);
-  snprintf (pid, sizeof pid, "%ld", (long) getpid ());
-  tmp = concat (s->cache_entry, ".tmp.", pid, NULL);
-  remove_dir (tmp);
-  argv[n++] = s->profcopy;
-  argv[n++] = (char *) "--whole-program";
-  argv[n++] = concat ("--sysroot=", s->sysroot, NULL);
-  argv[n++] = concat ("--runtime=", s->runtime, NULL);
-  if (o->jobs != NULL)
-    argv[n++] = concat ("--jobs=", o->jobs, NULL);
-  argv[n++] = (char *) "-o";
-  argv[n++] = tmp;
-  argv[n++] = s->program;
-  argv[n] = NULL;
-  if (o->verbose)
-    fprintf (stderr, "%s: rewriting %s and its libraries into %s\n",
-	     program_name, s->program, s->cache_entry);
-  status = run (argv, !o->verbose, -1, NULL);
-  if (status != 0)
-    {
-      error_message ("%s: profcopy failed (see above)", s->program);
-      remove_dir (tmp);
-      free (tmp);
-      return false;
-    }
-  /* Another profrun may have made the same entry meanwhile: its copies
-     are the same.  */
-  if (rename (tmp, s->cache_entry) != 0)
-    {
-      if (!is_dir (s->cache_entry))
-	{
-	  error_message ("%s: cannot rename it to %s: %s", tmp,
-			 s->cache_entry, strerror (errno));
-	  remove_dir (tmp);
-	  free (tmp);
-	  return false;
-	}
-      remove_dir (tmp);
-    }
-  free (tmp);
-  return true;
 }
 
 /* Whether file name F is NAME.PID.prof or NAME.PID.N.prof: a profile
@@ -881,7 +594,7 @@ main (int argc, char **argv)
 	   : s.program;
   if (!read_byte_order (s.program, &s.big_endian)
       || !choose_by_byte_order (&s, &o)
-      || !make_copies (&s, &o)
+      || !run_cache_copies (&s, &o)
       || !make_dirs (o.profile_dir))
     return EXIT_FAILURE;
 
