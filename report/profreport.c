@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "annotate.h"
 #include "callgrind.h"
 #include "calls.h"
 #include "errmsg.h"
@@ -33,7 +34,8 @@ static const char *program_name = "profreport";
 /* Codes of the long options without a short form.  */
 enum option_code
 {
-  OPTION_BLOCKS = 256,
+  OPTION_ANNOTATE = 256,
+  OPTION_BLOCKS,
   OPTION_CALLGRIND,
   OPTION_CALLS,
   OPTION_CHROME,
@@ -55,6 +57,7 @@ enum option_code
 
 /* Sorted by name.  */
 static const struct option long_options[] = {
+  { "annotate", required_argument, NULL, OPTION_ANNOTATE },
   { "blocks", no_argument, NULL, OPTION_BLOCKS },
   { "callgrind", required_argument, NULL, OPTION_CALLGRIND },
   { "calls", no_argument, NULL, OPTION_CALLS },
@@ -92,6 +95,9 @@ usage (FILE *stream, int status)
  when the files given are traces: per-function calls and times, and the\n\
  call graph with times.\n\
  The options are:\n\
+      --annotate=PATTERN         Print the instructions of the functions\n\
+                                   PATTERN matches (a shell pattern), each\n\
+                                   with its count, under its source lines\n\
       --blocks                   Print every basic block with its count\n\
                                    instead of the flat profile (profiles)\n\
       --callgrind=FILE           Also write the profile or the traces to FILE\n\
@@ -381,6 +387,9 @@ main (int argc, char **argv)
       case OPTION_FUNCTION:
 	opts.function = optarg;
 	break;
+      case OPTION_ANNOTATE:
+	opts.annotate = optarg;
+	break;
       case OPTION_GCOV:
 	gcov_dir = optarg;
 	report_want_lines = true;
@@ -451,9 +460,9 @@ main (int argc, char **argv)
       return errmsg_usage (program_name,
 			   "profiles and traces cannot be reported together");
     }
-  if (n_traces > 0 && report_want_lines)
-    return errmsg_usage (program_name, "--lines, --gcov and --lcov need "
-			 "profiles, not traces");
+  if (n_traces > 0 && (report_want_lines || opts.annotate != NULL))
+    return errmsg_usage (program_name, "--lines, --gcov, --lcov and "
+			 "--annotate need profiles, not traces");
   if (n_traces > 0)
     return report_traces (argv + optind, argc - optind, &opts, &topts,
 			  output);
@@ -529,7 +538,11 @@ main (int argc, char **argv)
 	}
       if (out != NULL)
 	{
-	  report_print (out, &report, &opts);
+	  char *err = NULL;
+	  if (opts.annotate == NULL)
+	    report_print (out, &report, &opts);
+	  else if (!annotate_print (out, &report, &opts, &err))
+	    status = view_failed ("--annotate", &err);
 	  if (fflush (out) != 0 || ferror (out))
 	    {
 	      error_message ("%s: write error: %s",

@@ -95,6 +95,7 @@ usage (FILE *stream, int status)
       --blocks --calls --lines --zeros --no-demangle\n\
       --format=FORMAT --object=PATTERN --function=PATTERN\n\
       --dot=FILE --callgrind=FILE --gcov=DIR --lcov=FILE\n\
+      --annotate=PATTERN\n\
       --node-thres=PCT --edge-thres=PCT\n\
   -o, --output=FILE              Write the report to FILE\n\
   -h, --help                     Display this information\n\
@@ -118,6 +119,7 @@ enum option_code
 };
 
 static const struct option long_options[] = {
+  { "annotate", required_argument, NULL, OPTION_REPORT },
   { "blocks", no_argument, NULL, OPTION_REPORT },
   { "cache", required_argument, NULL, OPTION_CACHE },
   { "callgrind", required_argument, NULL, OPTION_REPORT },

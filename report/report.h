@@ -37,6 +37,8 @@ struct report_options
   const char *function;
   bool zeros;			/* --zeros: --blocks and --lines have the
 				   blocks and lines that never ran too.  */
+  const char *annotate;		/* --annotate: a shell pattern of the
+				   functions to disassemble, or NULL.  */
 };
 
 /* One function of an original object: a symbol, or a run of blocks no
