@@ -191,6 +191,18 @@ print_function (FILE *out, const struct report *r, size_t f,
     }
 }
 
+/* Whether OPTS asks for the instructions of function F of R.  */
+
+static bool
+annotated (const struct report *r, const struct report_options *opts,
+	   size_t f)
+{
+  const struct report_function *fn = &r->functions[f];
+
+  return fnmatch (opts->annotate, fn->name, 0) == 0
+	 && report_wanted (opts, r->objects[fn->object].prof->path, fn);
+}
+
 bool
 annotate_print (FILE *out, const struct report *r,
 		const struct report_options *opts, char **errmsg)
@@ -213,9 +225,7 @@ annotate_print (FILE *out, const struct report *r,
       bool any = false;
 
       for (size_t f = 0; f < r->n_functions && !any; f++)
-	any = r->functions[f].object == o
-	      && fnmatch (opts->annotate, r->functions[f].name, 0) == 0
-	      && report_wanted (opts, prof->path, &r->functions[f]);
+	any = r->functions[f].object == o && annotated (r, opts, f);
       if (!any)
 	continue;
       if (!object_read (prof->path, &obj, &err))
@@ -253,9 +263,7 @@ annotate_print (FILE *out, const struct report *r,
 	  ok = false;
 	}
       for (size_t f = 0; ok && f < r->n_functions; f++)
-	if (r->functions[f].object == o
-	    && fnmatch (opts->annotate, r->functions[f].name, 0) == 0
-	    && report_wanted (opts, prof->path, &r->functions[f]))
+	if (r->functions[f].object == o && annotated (r, opts, f))
 	  {
 	    print_function (out, r, f, &obj, &lines, print, &info);
 	    n_printed++;

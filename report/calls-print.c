@@ -399,9 +399,7 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
       const struct edge *e = &edges[i];
       if (e->callee == REPORT_NO_FUNC || !keep[e->caller] || !keep[e->callee])
 	continue;
-      fprintf (out, "  f%zu -> f%zu [label=\"%" PRIu64 "\", "
-	       "penwidth=%.2f];\n", e->caller, e->callee, e->count,
-	       1.0 + 3.0 * (double) e->count / (double) max_count);
+      report_dot_edge (out, e->caller, e->callee, e->count, max_count);
     }
   fputs ("}\n", out);
   report_inclusive_free (&inc);

@@ -143,6 +143,8 @@ void report_free (struct report *r);
 bool report_wanted (const struct report_options *opts, const char *path,
 		    const struct report_function *f);
 
+/* The writers of output.c.  */
+
 /* Print S to OUT as one CSV field, quoted when it must be.  */
 void csv_field (FILE *out, const char *s);
 
@@ -164,5 +166,10 @@ void report_dot_begin (FILE *out, const char *name, const char *title,
    red, one hue ramp in which every step is hotter than the one
    before.  */
 void report_dot_colour (FILE *out, double heat);
+
+/* The arrow from node fFROM to node fTO, labelled with its COUNT calls
+   and as thick as COUNT is to MAX_COUNT, the most of an arrow drawn.  */
+void report_dot_edge (FILE *out, size_t from, size_t to, uint64_t count,
+		      uint64_t max_count);
 
 #endif /* PROFCOPY_REPORT_H */

@@ -129,9 +129,7 @@ trace_write_dot (const char *file, const struct trace_report *r,
       const struct trace_edge *e = &r->edges[i];
       if (e->caller == TRACE_ROOT || !keep[e->caller] || !keep[e->callee])
 	continue;
-      fprintf (out, "  f%zu -> f%zu [label=\"%" PRIu64 "\", "
-	       "penwidth=%.2f];\n", e->caller, e->callee, e->count,
-	       1.0 + 3.0 * (double) e->count / (double) max_count);
+      report_dot_edge (out, e->caller, e->callee, e->count, max_count);
     }
   fputs ("}\n", out);
   free (keep);

@@ -38,7 +38,8 @@ LIB_SOURCES = \
 	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
-	report/report.c report/lines.c report/inclusive.c report/callgrind.c \
+	report/report.c report/output.c report/lines.c report/inclusive.c \
+	report/callgrind.c \
 	report/calls.c report/calls-print.c \
 	report/trace-read.c report/trace-report.c report/trace-output.c \
 	report/copy-map.c \
