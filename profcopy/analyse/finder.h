@@ -1,5 +1,5 @@
-/* finder.h -- what got-ref.c and jump-tables.c share: the state of
-   the walk that finds code addresses computed by code.
+/* finder.h -- what got-ref.c, gp-bases.c and jump-tables.c share: the
+   state of the walk that finds code addresses computed by code.
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -112,11 +112,22 @@ struct finder
 };
 
 /* got-ref.c.  */
+bool is_addu (const struct insn *insn);
 unsigned copy_source (const struct insn *insn);
+const struct insn **copy_readers (const struct regflow *rf, bool walked,
+				  size_t *n, bool *ok);
 const struct insn **readers (struct finder *f, const struct insn *def,
 			     unsigned reg, size_t *n, bool *ok);
+uint32_t *function_entries (const struct reloc_table *table, size_t *n);
+size_t entries_upto (const uint32_t *v, size_t n, uint32_t addr);
 void function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
 		      uint32_t *hi);
+
+/* gp-bases.c: the loads and stores whose base holds gp from LLVM's
+   prologue into another register than gp (struct reloc_table,
+   gp_bases), found with the walker RF.  False when out of memory.  */
+bool find_gp_bases (const struct code *code, struct reloc_table *table,
+		    struct regflow *rf);
 
 /* jump-tables.c.  */
 bool emit_tables (struct finder *f);
