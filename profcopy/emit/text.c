@@ -282,7 +282,7 @@ absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
       const struct insn *x = code_insn_at (code, insn->addr + step * k);
 
       if (x == NULL || x->kind == INSN_INVALID || (x->flags & INSN_F_DELAY))
-	return false;
+	break;
       if (!(x->writes & R (REG_GP)))
 	continue;
       if (is_lui && x->op == OP_ADDIU && x->rs == REG_GP && x->rt == REG_GP)
@@ -291,9 +291,19 @@ absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
 	lui = x, addiu = insn;
       break;
     }
-  if (lui == NULL)
-    return false;
   *hi = is_lui;
+  /* A half alone: GCC puts `lui gp,%hi(_gp)' into a branch's delay slot
+     and the branch goes to the addiu after another one (cc1: `bne
+     a0,v0,L; lui gp' and `lui gp; L: lui a0; addiu gp,gp'), so that a
+     lui pairs with an addiu it does not precede, or an addiu with a lui
+     behind a delay slot.  In abicalls code nothing else loads gp's
+     upper half or adds _gp's lower half to it: each half of the old gp
+     becomes the new gp's, so that every pairing the code runs gives
+     the new gp.  */
+  if (lui == NULL)
+    return is_lui ? (insn->word & 0xffff) == ((e->a->obj.gp + 0x8000) >> 16
+					       & 0xffff)
+		  : (insn->word & 0xffff) == (e->a->obj.gp & 0xffff);
   return ((lui->word & 0xffff) << 16)
 	 + (uint32_t) (int16_t) (addiu->word & 0xffff) == e->a->obj.gp;
 }
