@@ -311,6 +311,18 @@ gcov_name (const char *source, char *const *sources, size_t n_sources,
   return asprintf (&name, "%s.gcov", base) < 0 ? NULL : name;
 }
 
+/* COUNT as gcov shows a line of code's count into BUF: ##### for one
+   that never ran.  */
+
+static void
+gcov_count (char buf[24], uint64_t count)
+{
+  if (count == 0)
+    strcpy (buf, "#####");
+  else
+    snprintf (buf, 24, "%" PRIu64, count);
+}
+
 /* Write the .gcov lines of source S: LINES[0..N) are its lines with
    code, by line.  */
 
@@ -337,12 +349,7 @@ write_gcov_source (FILE *out, const char *source,
       while (k < n && lines[k].line < line)
 	k++;
       if (k < n && lines[k].line == line)
-	{
-	  if (lines[k].count == 0)
-	    strcpy (count, "#####");
-	  else
-	    snprintf (count, sizeof count, "%" PRIu64, lines[k].count);
-	}
+	gcov_count (count, lines[k].count);
       else
 	strcpy (count, "-");
       if (len > 0 && text[len - 1] == '\n')
@@ -354,10 +361,7 @@ write_gcov_source (FILE *out, const char *source,
     if (lines[k].line > line)
       {
 	char count[24];
-	if (lines[k].count == 0)
-	  strcpy (count, "#####");
-	else
-	  snprintf (count, sizeof count, "%" PRIu64, lines[k].count);
+	gcov_count (count, lines[k].count);
 	fprintf (out, "%9s:%5" PRIu32 ":/*EOF*/\n", count, lines[k].line);
       }
   free (text);
