@@ -142,14 +142,19 @@ enum gotref_form
 				   (y != x).  */
   GOTREF_SAVED,			/* lw y,K(sp); lw y,<new f>(y): the gp that
 				   the function saved in its frame.  */
-  GOTREF_TMP			/* lui r,%hi(D); addiu r,r,%lo(D); addu y,x,r
+  GOTREF_TMP,			/* lui r,%hi(D); addiu r,r,%lo(D); addu y,x,r
 				   with r dead (GOTREF_REG).  */
+  GOTREF_ABS			/* lui y,%hi(new f); addiu y,y,%lo(new f):
+				   the addiu of a fixed-address lui/addiu
+				   pair (RELOC_HI_LO), whose gotref_slot is
+				   f itself, with no GOT entry.  */
 };
-#define GOTREF_KIND(f)	((f) & 3)
+#define GOTREF_KIND(f)	((f) & 7)
 /* Written before the branch whose delay slot it is, which then holds a
    nop.  */
-#define GOTREF_F_BEFORE	4
-#define GOTREF_REG(f)	((unsigned) (f) >> 3)
+#define GOTREF_F_BEFORE	8
+#define GOTREF_REG(f)	((unsigned) (f) >> 4)
+#define GOTREF_WITH_REG(r) ((r) << 4)
 
 /* How a direct branch that cannot reach its new target is written.  */
 enum long_kind
@@ -264,7 +269,7 @@ struct emitter
   size_t n_words;		/* The code's (code_word_index).  */
 
   uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
-  uint8_t *gotref_form;		/* enum gotref_form of a got-ref addiu.  */
+  uint16_t *gotref_form;	/* enum gotref_form of a got-ref addiu.  */
   uint8_t *entered;		/* Reached other than by falling in.  */
   uint8_t *in_llsc;		/* Between an ll and its sc.  */
   unsigned char *invert;	/* A branch whose condition is inverted.  */

@@ -62,6 +62,7 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
     patch_dynamic (rw);
   if (rw->opts->poison_original)
     poison_code (rw);
+  forward_entries (rw);
   return true;
 }
 
@@ -141,12 +142,6 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
   /* Liveness comes with emit_narrow_liveness.  */
   if (!analysis_run_object (ANALYSE_CFG, &rw->a, errmsg))
     return false;
-  if (rw->a.relocs.n_by_type[RELOC_HI_LO] > 0)
-    {
-      *errmsg = strdup ("non-PIC code builds code addresses with lui/addiu "
-			"pairs; rewriting such code is not supported yet");
-      return false;
-    }
   if (!emit_narrow_liveness (&rw->a, &rw->sites, opts->scope,
 			     opts->scope_index, opts->single_update))
     return no_memory (errmsg);

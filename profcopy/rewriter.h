@@ -101,6 +101,7 @@ void apply_relocs (struct rewriter *rw);
 void move_got_relocs (struct rewriter *rw);
 void patch_dynamic (struct rewriter *rw);
 void poison_code (struct rewriter *rw);
+void forward_entries (struct rewriter *rw);
 bool dynamic_range (const struct mips_object *obj, size_t *off, size_t *n);
 uint32_t dynamic_value (const struct rewriter *rw, uint32_t tag,
 			uint32_t val);

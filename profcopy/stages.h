@@ -279,9 +279,19 @@ uint32_t loop_exit_words (const struct emitter *e, const struct count_plan *p);
 
 /* plan/got.c.  */
 
+/* The most bytes of GOT that gp, 0x7ff0 past its start, reaches: the
+   last word's offset from gp is at most 0x7fff - 3 (a word was one
+   too many, and the copy's global entry past the limit was refused as
+   "branch out of range").  */
+#define GOT_REACH 0xfff0
+
+bool got_has_room (const struct new_got *g, uint32_t target);
+
 uint32_t got_target_entry (struct new_got *g, uint32_t target);
 
 bool plan_got (struct emitter *e, char **errmsg);
+
+uint32_t gotref_target (const struct emitter *e, long w);
 
 bool finish_got (struct emitter *e, char **errmsg);
 

@@ -360,6 +360,9 @@ enter_code_ref (struct finder *f, const struct insn *use, uint32_t c,
   e.info = t - slot_addr;
   if (!reloc_table_add (f->table, &e))
     return false;
+  /* The copy keeps the addresses that pairs build (plan_got).  */
+  if (slot_addr == 0 && use->rt != REG_T9)
+    return true;
   return use->rt == REG_ZERO || note_value (f, use, use->rt, t);
 }
 
@@ -437,6 +440,12 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	  if (object_is_code (obj, t) && (t & 3) == 0 && (c & 0xffff) == 0)
 	    {
 	      if (elsewhere)
+		continue;
+	      /* A lui/addiu pair builds constants of every kind: one that
+		 happens to equal a code address (cc1: 0xec0400, a bit
+		 field or-ed into a word) is one only when a function
+		 starts there or it is called.  */
+	      if (slot_addr == 0 && u->rt != REG_T9 && !known_entry (f, t))
 		continue;
 	      if (u->rt == REG_T9)
 		ok = enter_code_ref (f, u, c, slot_addr, origin);
@@ -888,7 +897,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 		  struct reloc_table *table, struct regflow *rf)
 {
   struct finder f = { 0 };
-  bool pic = (obj->e_flags & EF_MIPS_PIC) != 0 || obj->e_type == ET_DYN;
+  bool pic = obj->e_type == ET_DYN;
   uint32_t local_end = obj->got_addr + 4 * obj->dyn.local_gotno;
   uint32_t global_end = local_end + 4 * (obj->dyn.symtabno > obj->dyn.gotsym
 					 ? obj->dyn.symtabno - obj->dyn.gotsym

@@ -751,8 +751,10 @@ t9_const_step (const struct emitter *e, uint32_t value,
   if (!(insn->writes & R (REG_T9)))
     return value;
   w = emit_word_index (e, insn->addr);
-  if (e->gotref_slot[w] != 0 && e->gotref_slot[w] - 1 >= e->got.n_fixed)
-    return e->got.target_of[e->gotref_slot[w] - 1 - e->got.n_fixed];
+  if (e->gotref_slot[w] != 0
+      && (GOTREF_KIND (e->gotref_form[w]) == GOTREF_ABS
+	  || e->gotref_slot[w] - 1 >= e->got.n_fixed))
+    return gotref_target (e, w);
   slot = got_load_slot (e, insn);
   if (insn->rt == REG_T9 && slot >= 0
       && object_got_entry (&e->a->obj, (uint32_t) slot, &v))

@@ -438,6 +438,9 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
     gp = slot->op == OP_LW && slot->rs == REG_SP;
   else
     gp = e->gp_valid[w];
+  /* A GOT that cannot take another entry leaves the bal form.  */
+  if (gp && !got_has_room (&e->got, insn->target))
+    gp = false;
   if (call)
     dead = ~cfg_live_at (code, cfg, b, insn->addr);
   else

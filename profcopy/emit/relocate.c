@@ -29,6 +29,7 @@
 #include "rewrite.h"
 #include "rewriter.h"
 #include "segment.h"
+#include "stages.h"
 
 /* The word of the copy at link-time address VADDR, or NULL.  */
 
@@ -207,5 +208,43 @@ poison_code (struct rewriter *rw)
 	continue;
       for (uint32_t k = 0; k + 4 <= s->size; k += 4)
 	put32 (rw->image + s->offset + k, BREAK_INSN, obj->big_endian);
+    }
+}
+
+/* In a fixed-address program, make the old entry of every function go
+   to its copy: `lui t9,%hi(new); addiu t9,t9,%lo(new); jr t9; nop'
+   over its first four words (t9 as a call through t9 leaves it, for a
+   copy that computes gp from it).  The copy keeps the addresses of
+   functions that the code builds with lui/addiu as they were, so that
+   a function's address is one value wherever it is built, and the
+   objects that call them back (atexit, qsort) jump to those: they land
+   here.  Functions shorter than four words keep their old code (or
+   traps).  */
+
+void
+forward_entries (struct rewriter *rw)
+{
+  const struct cfg *cfg = &rw->a.cfg;
+  uint32_t hi;
+  int32_t lo;
+
+  if (!rw->e.fixed_address)
+    return;
+  for (size_t i = 0; i < cfg->n_funcs; i++)
+    {
+      const struct function *f = &cfg->funcs[i];
+      uint32_t to;
+
+      if (f->end - f->entry < 16 || (f->entry & 3) != 0
+	  || image_word (rw, f->entry) == NULL
+	  || image_word (rw, f->entry + 12) == NULL)
+	continue;
+      to = emit_map (&rw->e, f->entry);
+      split_hi_lo (to, &hi, &lo);
+      patch_word (rw, f->entry, itype (OP_LUI, 0, REG_T9, hi));
+      patch_word (rw, f->entry + 4,
+		  itype (OP_ADDIU, REG_T9, REG_T9, (uint32_t) lo));
+      patch_word (rw, f->entry + 8, enc_jr (REG_T9));
+      patch_word (rw, f->entry + 12, 0);
     }
 }

@@ -343,6 +343,11 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
       put (c, enc_addu (insn->rt, insn->rs, r));
       break;
+    case GOTREF_ABS:
+      split_hi_lo (emit_map (e, e->gotref_slot[w]), &hi, &lo);
+      put (c, itype (OP_LUI, 0, insn->rt, hi));
+      put (c, itype (OP_ADDIU, insn->rt, insn->rt, (uint32_t) lo));
+      break;
     case GOTREF_SAVED:
       /* The gp the function saved in its frame.  */
       put (c, itype (OP_LW, REG_SP, insn->rt, (uint32_t) e->gp_saved[w]));
@@ -428,7 +433,12 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	{
 	  int32_t imm = insn->imm + 4 * (int32_t) g->n_new;
 	  if (imm > 0x7fff)
-	    goto range;
+	    {
+	      if (asprintf (errmsg, "0x%08x: GOT entry beyond gp's reach in "
+			    "the profiled code", insn->addr) < 0)
+		*errmsg = NULL;
+	      return false;
+	    }
 	  word = (word & 0xffff0000) | ((uint32_t) imm & 0xffff);
 	}
     }

@@ -39,6 +39,18 @@ got_target_entry (struct new_got *g, uint32_t target)
   return g->n_new - 1;
 }
 
+/* Whether the new GOT can take an entry for TARGET and still fit gp's
+   reach: it has one already, or one more fits.  */
+
+bool
+got_has_room (const struct new_got *g, uint32_t target)
+{
+  for (uint32_t k = 0; k < g->n_targets; k++)
+    if (g->target_of[k] == target)
+      return true;
+  return (uint64_t) 4 * (g->n_old + g->n_new + 1) <= GOT_REACH;
+}
+
 /* The counter chunks and the got-ref addius, with new GOT entries for
    their targets.  */
 
@@ -48,6 +60,7 @@ plan_got (struct emitter *e, char **errmsg)
   const struct analysis *a = e->a;
   const struct mips_object *obj = &a->obj;
   struct new_got *g = &e->got;
+  uint32_t bad;
 
   g->n_old_local = obj->dyn.local_gotno;
   g->n_old = obj->got_size / 4;
@@ -80,6 +93,32 @@ plan_got (struct emitter *e, char **errmsg)
       const struct reloc_entry *r = &a->relocs.entries[i];
       uint32_t k;
       long w;
+      if (r->type == RELOC_HI_LO)
+	{
+	  /* The new address of a call's t9 is built in place
+	     (GOTREF_ABS).  Any other address that a pair builds stays as
+	     it is: a function's address must be one value wherever the
+	     program builds it (cc1 compares a callback with the address
+	     of a function, built once where the pair was followed and
+	     once after a reload that the walk did not reach), and a call
+	     through an old address reaches the copy all the same:
+	     translated at run time in this object, and from any other
+	     through the old entry (forward_entries).  */
+	  const struct insn *use = code_insn_at (&a->code, r->aux);
+	  w = emit_word_index (e, r->aux);
+	  if (w < 0 || use == NULL || use->rt != REG_T9)
+	    continue;
+	  if (e->gotref_slot[w] != 0
+	      && (e->gotref_slot[w] != r->target
+		  || e->gotref_form[w] != GOTREF_ABS))
+	    {
+	      bad = r->aux;
+	      goto two;
+	    }
+	  e->gotref_slot[w] = r->target;
+	  e->gotref_form[w] = GOTREF_ABS;
+	  continue;
+	}
       if (r->type != RELOC_GOT_REF)
 	continue;
       k = got_target_entry (g, r->target);
@@ -91,16 +130,34 @@ plan_got (struct emitter *e, char **errmsg)
       w = emit_word_index (e, r->aux);
       if (w < 0)
 	continue;
-      if (e->gotref_slot[w] != 0 && e->gotref_slot[w] != k + 1)
+      if (e->gotref_slot[w] != 0
+	  && (e->gotref_slot[w] != k + 1 || e->gotref_form[w] == GOTREF_ABS))
 	{
-	  if (asprintf (errmsg, "0x%08x: one addiu computes two code "
-			"addresses", r->aux) < 0)
-	    *errmsg = NULL;
-	  return false;
+	  bad = r->aux;
+	  goto two;
 	}
       e->gotref_slot[w] = k + 1;
     }
   return true;
+
+ two:
+  if (asprintf (errmsg, "0x%08x: one addiu computes two code addresses",
+		bad) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
+/* The original code address that the got-ref addiu at word W
+   computes.  */
+
+uint32_t
+gotref_target (const struct emitter *e, long w)
+{
+  const struct new_got *g = &e->got;
+
+  if (GOTREF_KIND (e->gotref_form[w]) == GOTREF_ABS)
+    return e->gotref_slot[w];
+  return g->target_of[e->gotref_slot[w] - 1 - g->n_fixed];
 }
 
 /* Check that the new GOT still fits gp's reach and allocate its new
@@ -111,7 +168,7 @@ finish_got (struct emitter *e, char **errmsg)
 {
   struct new_got *g = &e->got;
 
-  if ((uint64_t) 4 * (g->n_old + g->n_new) > 0xfff0 + 4)
+  if ((uint64_t) 4 * (g->n_old + g->n_new) > GOT_REACH)
     {
       *errmsg = strdup ("the GOT would outgrow gp's 64 KiB reach");
       return false;
@@ -395,6 +452,25 @@ gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
 static unsigned gp_holder_before (const struct emitter *e,
 				  const struct block *b, uint32_t at);
 
+/* True if the addiu INSN (word W) in the delay slot of CTL may be
+   written before CTL: CTL is a branch, jump or call that neither reads
+   INSN's y nor writes its x or y, and nothing enters the slot.  It then
+   runs first (after the run-time translation of an indirect jump's
+   register, which is not y).  */
+
+static bool
+slot_runs_first (const struct emitter *e, const struct insn *ctl,
+		 const struct insn *insn, long w)
+{
+  return !(ctl == NULL || e->entered[w] || e->in_llsc[w - 1]
+	   || (ctl->flags & INSN_F_LIKELY)
+	   || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP
+	       && ctl->kind != INSN_CALL && ctl->kind != INSN_IJUMP
+	       && ctl->kind != INSN_ICALL)
+	   || (ctl->reads & R (insn->rt))
+	   || (ctl->writes & (R (insn->rt) | R (insn->rs))));
+}
+
 bool
 plan_gotref_forms (struct emitter *e, char **errmsg)
 {
@@ -420,6 +496,26 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 
 	if (w < 0 || e->gotref_slot[w] == 0)
 	  continue;
+	if (e->gotref_form[w] == GOTREF_ABS)
+	  {
+	    /* A pair's addiu needs neither gp nor a scratch register, but
+	       becomes two words: a delay slot's is written before its
+	       branch.  Where that cannot be, the old address stays,
+	       translated where the object jumps through it.  */
+	    ctl = (insn->flags & INSN_F_SLOT)
+		  ? code_insn_at (code, insn->addr - 4) : NULL;
+	    if (e->in_llsc[w] || insn->rt == REG_ZERO
+		|| ((insn->flags & INSN_F_SLOT)
+		    && !slot_runs_first (e, ctl, insn, w)))
+	      {
+		e->gotref_slot[w] = 0;
+		e->gotref_form[w] = 0;
+		e->stats.n_gotref_unsafe++;
+	      }
+	    else if (insn->flags & INSN_F_SLOT)
+	      e->gotref_form[w] = GOTREF_ABS | GOTREF_F_BEFORE;
+	    continue;
+	  }
 	e->gotref_form[w] = GOTREF_GP;
 	if (e->fixed_address || e->gp_valid[w])
 	  continue;
@@ -444,18 +540,8 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	form = 0;
 	if (insn->flags & INSN_F_SLOT)
 	  {
-	    /* The slot of a branch, jump or call that neither reads y nor
-	       writes x or y, which nothing enters: it runs first (after
-	       the run-time translation of an indirect jump's register,
-	       which is not y).  */
 	    ctl = code_insn_at (code, insn->addr - 4);
-	    if (ctl == NULL || e->entered[w] || e->in_llsc[w - 1]
-		|| (ctl->flags & INSN_F_LIKELY)
-		|| (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP
-		    && ctl->kind != INSN_CALL && ctl->kind != INSN_IJUMP
-		    && ctl->kind != INSN_ICALL)
-		|| (ctl->reads & R (insn->rt))
-		|| (ctl->writes & (R (insn->rt) | R (insn->rs))))
+	    if (!slot_runs_first (e, ctl, insn, w))
 	      goto unsafe;
 	    at = ctl->addr;
 	    form = GOTREF_F_BEFORE;
@@ -464,12 +550,12 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	  goto unsafe;
 	if (insn->rt != insn->rs)
 	  {
-	    e->gotref_form[w] = (uint8_t) (form | GOTREF_ADD);
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_ADD);
 	    continue;
 	  }
 	if (e->gp_saved[w] >= 0 && insn->rt != REG_SP)
 	  {
-	    e->gotref_form[w] = (uint8_t) (form | GOTREF_SAVED);
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_SAVED);
 	    continue;
 	  }
 	dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at)
@@ -478,8 +564,8 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	  dead &= ~(ctl->reads | ctl->writes);
 	if (dead_reg (dead) != 0)
 	  {
-	    e->gotref_form[w] = (uint8_t) (form | GOTREF_TMP
-					   | (dead_reg (dead) << 3));
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_TMP
+					   | GOTREF_WITH_REG (dead_reg (dead)));
 	    continue;
 	  }
       unsafe:
@@ -499,7 +585,8 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 		&& (cfg_live_at (code, cfg, b, insn->addr) & R (r))
 		&& (before == NULL || !(before->writes & R (r))))
 	      {
-		e->gotref_form[w] = (uint8_t) (GOTREF_GP | (r << 3));
+		e->gotref_form[w] = (uint16_t) (GOTREF_GP
+						| GOTREF_WITH_REG (r));
 		continue;
 	      }
 	  }

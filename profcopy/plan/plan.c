@@ -342,6 +342,7 @@ gotref_words (const struct emitter *e, long w)
     case GOTREF_TMP:
       return 3;
     case GOTREF_SAVED:
+    case GOTREF_ABS:
       return 2;
     default:
       return 1;
@@ -816,7 +817,7 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   e->layout.map = calloc (total + 1, sizeof *e->layout.map);
   e->layout.insn_new = calloc (total + 1, sizeof *e->layout.insn_new);
   e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
-  e->gotref_form = calloc (total + 1, 1);
+  e->gotref_form = calloc (total + 1, sizeof *e->gotref_form);
   e->gp_valid = calloc (total + 1, 1);
   e->t9_valid = calloc (total + 1, 1);
   e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
