@@ -390,6 +390,24 @@ static bool function_span (const struct finder *f, uint32_t addr,
 			   uint32_t *lo, uint32_t *hi);
 static bool known_entry (const struct finder *f, uint32_t addr);
 
+/* Whether the code address T that a lui/addiu pair builds starts a
+   function: a known entry or an absolute gp set-up (`lui gp,%hi(_gp)',
+   the abicalls code of an executable that is not PIE).  pandoc hands
+   libc a function of its runtime that no symbol names, at 0xdf3dd14,
+   which starts so.  */
+
+static bool
+pair_entry (const struct finder *f, uint32_t t)
+{
+  const struct insn *first = code_insn_at (f->code, t);
+
+  if (known_entry (f, t))
+    return true;
+  return first != NULL && first->op == OP_LUI && first->rt == REG_GP
+	 && ((uint32_t) first->imm & 0xffff)
+	    == (((f->obj->gp + 0x8000) >> 16) & 0xffff);
+}
+
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
    lui.  A store of REG to the stack is followed from its reloads.
@@ -443,9 +461,9 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 		continue;
 	      /* A lui/addiu pair builds constants of every kind: one that
 		 happens to equal a code address (cc1: 0xec0400, a bit
-		 field or-ed into a word) is one only when a function
-		 starts there or it is called.  */
-	      if (slot_addr == 0 && u->rt != REG_T9 && !known_entry (f, t))
+		 field or-ed into a word) is one only when it is called or
+		 a function starts there.  */
+	      if (slot_addr == 0 && u->rt != REG_T9 && !pair_entry (f, t))
 		continue;
 	      if (u->rt == REG_T9)
 		ok = enter_code_ref (f, u, c, slot_addr, origin);
