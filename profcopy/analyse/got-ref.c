@@ -391,21 +391,26 @@ static bool function_span (const struct finder *f, uint32_t addr,
 static bool known_entry (const struct finder *f, uint32_t addr);
 
 /* Whether the code address T that a lui/addiu pair builds starts a
-   function: a known entry or an absolute gp set-up (`lui gp,%hi(_gp)',
-   the abicalls code of an executable that is not PIE).  pandoc hands
-   libc a function of its runtime that no symbol names, at 0xdf3dd14,
-   which starts so.  */
+   function: a known entry, an absolute gp set-up (`lui gp,%hi(_gp)',
+   the abicalls code of an executable that is not PIE), or the word
+   after a return's delay slot.  pandoc hands libc a function of its
+   runtime that no symbol names, at 0xdf3dd14, which starts so; the
+   stripped non-PIC fnvalue gives qsort a comparison that only follows
+   the function before it.  */
 
 static bool
 pair_entry (const struct finder *f, uint32_t t)
 {
   const struct insn *first = code_insn_at (f->code, t);
+  const struct insn *ret = t >= 8 ? code_insn_at (f->code, t - 8) : NULL;
 
   if (known_entry (f, t))
     return true;
-  return first != NULL && first->op == OP_LUI && first->rt == REG_GP
-	 && ((uint32_t) first->imm & 0xffff)
-	    == (((f->obj->gp + 0x8000) >> 16) & 0xffff);
+  if (first != NULL && first->op == OP_LUI && first->rt == REG_GP
+      && ((uint32_t) first->imm & 0xffff)
+	 == (((f->obj->gp + 0x8000) >> 16) & 0xffff))
+    return true;
+  return ret != NULL && ret->kind == INSN_RETURN;
 }
 
 /* REG, set by DEF, holds the constant C, first loaded by the
