@@ -20,6 +20,16 @@ array_compare_u32 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+int
+array_compare_u32_pairs (const void *pa, const void *pb)
+{
+  const uint32_t *a = pa, *b = pb;
+
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
 bool
 array_room (void *base, size_t *alloc, size_t n, size_t size, size_t first)
 {

@@ -21,4 +21,8 @@ bool array_room (void *base, size_t *alloc, size_t n, size_t size,
 /* Order two uint32_t, for qsort and bsearch.  */
 int array_compare_u32 (const void *a, const void *b);
 
+/* Order two pairs of uint32_t (uint32_t[2]) by their first word, then
+   their second.  */
+int array_compare_u32_pairs (const void *a, const void *b);
+
 #endif /* PROFCOPY_ARRAY_H */

@@ -113,6 +113,20 @@ mark_section (struct builder *b, size_t s)
       t = i + 1 + ((insn->flags & INSN_F_DELAY) != 0);
       if (t < is->n_insns)
 	b->mark[base + t] |= MARK_LEADER;
+      /* Zero words after a transfer that does not fall through are
+	 padding: the code after them starts a block of its own, even
+	 when nothing names it (pandoc's runtime has a function at
+	 0x3965200, reached only through a pointer, after `j; nop' and
+	 two words of padding).  */
+      if (insn->kind == INSN_JUMP || insn->kind == INSN_IJUMP
+	  || insn->kind == INSN_RETURN)
+	{
+	  size_t z = t;
+	  while (z < is->n_insns && is->insns[z].word == 0)
+	    z++;
+	  if (z > t && z < is->n_insns)
+	    b->mark[base + z] |= MARK_LEADER;
+	}
     }
 }
 

@@ -146,6 +146,27 @@ code_word_index (const struct code *code, uint32_t addr)
   return -1;
 }
 
+/* True if INSN traps whatever the registers hold: break, sdbbp, and a
+   trap on a condition that compares a register with itself and holds
+   (GCC's __builtin_trap is `teq $0,$0'); not the other traps.
+   Control never reaches the next word: a handler that returns runs
+   the trap again.  */
+
+static inline bool
+insn_always_traps (const struct insn *insn)
+{
+  unsigned funct = insn->word & 0x3f;
+
+  if ((insn->flags & INSN_F_TRAP) == 0 || insn->op == 0x01)
+    return false;		/* REGIMM: tgei..tnei.  */
+  if (insn->op != 0x00 || funct < 0x30 || funct > 0x36)
+    return true;		/* break, sdbbp.  */
+  /* SPECIAL's tge, tgeu and teq (0x30, 0x31, 0x34) hold when rs is
+     rt.  */
+  return insn->rs == insn->rt
+	 && (funct == 0x30 || funct == 0x31 || funct == 0x34);
+}
+
 /* Decode one word (used by code_decode and by tests): fill everything but
    the libopcodes classification, which code_decode adds.  */
 void insn_fields (uint32_t word, uint32_t addr, struct insn *insn);

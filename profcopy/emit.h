@@ -47,6 +47,10 @@ struct new_got
   uint32_t *target_of;		/* Entry n_fixed+k: new address of the
 				   original code address target_of[k].  */
   uint32_t n_targets, alloc_targets;
+  uint32_t *index;		/* Open-addressed, N_INDEX slots (a power
+				   of two): k + 1 for target_of[k], 0
+				   empty.  */
+  uint32_t n_index;
   uint32_t *moved_pages;	/* Sorted: the values of old local entries
 				   that are a 64 KiB page and also a code
 				   address called through them, which the

@@ -195,6 +195,8 @@ put (struct cursor *c, uint32_t word)
 
 void mark_entries (const struct analysis *a, unsigned char *entry);
 
+void mark_outside_blocks (const struct analysis *a, unsigned char *entry);
+
 bool calls_noreturn (const struct emitter *e, const unsigned char *returns,
 		     const struct block *b);
 

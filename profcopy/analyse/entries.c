@@ -48,6 +48,43 @@ mark_entries (const struct analysis *a, unsigned char *entry)
     }
 }
 
+/* Mark in ENTRY too every block of A that no other block reaches (no
+   branch, jump, call's return, fall-through but from padding, or
+   switch table) and that is not padding itself: if it runs, code from elsewhere entered it with
+   registers this object cannot know.  glibc's makecontext computes its
+   trampoline from t9 and stores it as the new context's return
+   address; the trampoline starts with another function's gp and
+   t9.  */
+
+void
+mark_outside_blocks (const struct analysis *a, unsigned char *entry)
+{
+  const struct cfg *cfg = &a->cfg;
+  unsigned char *reached = calloc (cfg->n_blocks + 1, 1);
+
+  if (reached == NULL)
+    return;			/* Only a refinement.  */
+  /* Padding never runs: what it falls into is not reached by it.  */
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t s = 0; s < cfg->blocks[i].n_succ
+		       && !(cfg->blocks[i].flags & BLOCK_F_PADDING); s++)
+      reached[cfg->blocks[i].succ[s]] = 1;
+  for (size_t i = 0; i < a->relocs.n_entries; i++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[i];
+      const struct block *b;
+      if (r->type != RELOC_JUMP_TABLE)
+	continue;
+      b = cfg_block_at (cfg, r->target);
+      if (b != NULL)
+	reached[b - cfg->blocks] = 1;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    if (!reached[i] && !(cfg->blocks[i].flags & BLOCK_F_PADDING))
+      entry[i] = 1;
+  free (reached);
+}
+
 bool
 calls_noreturn (const struct emitter *e, const unsigned char *returns,
 		const struct block *b)

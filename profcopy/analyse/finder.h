@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "insn.h"
+#include "mips-ops.h"
 #include "object.h"
 #include "regflow.h"
 #include "reloc-finders.h"
@@ -79,6 +80,18 @@ struct pending_ref
   uint32_t c, slot_addr, origin;
 };
 
+/* The instructions of one function that write one register, by the
+   readers their values reach (got-ref.c, reader_sees_other).  */
+struct writer_index
+{
+  uint32_t lo, hi;		/* The function; both 0 until built.  */
+  uint32_t (*by_use)[2];	/* (reader, writer) addresses, sorted.  */
+  size_t n, alloc;
+  uint32_t *cut;		/* Writers whose walk was cut short: they
+				   may reach any reader.  */
+  size_t n_cut, alloc_cut;
+};
+
 struct finder
 {
   const struct mips_object *obj;
@@ -109,7 +122,19 @@ struct finder
      set of N_SEEN keys (a power of two), USED_SEEN of them taken.  */
   uint64_t *seen;
   size_t n_seen, used_seen;
+  /* Per register, the writers of the function last asked about.  */
+  struct writer_index writers[32];
 };
+
+/* True if INSN reloads a register from the stack.  A value derived
+   from a reload is not spilled again: a counter kept on the stack would
+   otherwise look like an endless series of constants.  */
+
+static inline bool
+is_reload (const struct insn *insn)
+{
+  return insn->op == OP_LW && insn->rs == REG_SP;
+}
 
 /* got-ref.c.  */
 bool is_addu (const struct insn *insn);
@@ -122,6 +147,26 @@ uint32_t *function_entries (const struct reloc_table *table, size_t *n);
 size_t entries_upto (const uint32_t *v, size_t n, uint32_t addr);
 void function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
 		      uint32_t *hi);
+/* The function around ADDR, as function_bounds, clipped to ADDR's code
+   section; false when ADDR is in none.  */
+bool function_span (const struct finder *f, uint32_t addr, uint32_t *lo,
+		    uint32_t *hi);
+/* Whether ADDR is a function entry known so far.  */
+bool known_entry (const struct finder *f, uint32_t addr);
+/* Enter the code reference of the addiu USE to the GOT page or %hi C,
+   loaded first by ORIGIN (from the GOT slot SLOT_ADDR, 0 for a lui).  */
+bool enter_code_ref (struct finder *f, const struct insn *use, uint32_t c,
+		     uint32_t slot_addr, uint32_t origin);
+
+/* settle.c.  Whether the reload RELOAD may see another value than the
+   constant VALUE of the GOT slot SLOT_ADDR (0: of a lui).  */
+bool reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
+			const struct insn *reload, bool *ok);
+/* Enter the pending references that see one value.  */
+bool settle_pending (struct finder *f);
+/* Drop the references from entry FIRST of TABLE on whose addiu two
+   code addresses meet.  */
+bool drop_conflicts (struct reloc_table *table, size_t first);
 
 /* gp-bases.c: the loads and stores whose base holds gp from LLVM's
    prologue into another register than gp (struct reloc_table,

@@ -23,7 +23,9 @@
    and in fixed-address code `lui b,%hi(.L4)` for the first step and
    absolute words without the gp addition.  Each step is a walk from
    the instruction of the step before.  The tables found go to
-   jump-tables.c, which proves their bounds and enters their words.  */
+   jump-tables.c, which proves their bounds and enters their words; the
+   references found wait in settle.c until no other value is seen to
+   reach them.  */
 
 #include <config.h>
 
@@ -331,20 +333,10 @@ add_spill (struct finder *f, const struct insn *store, uint32_t c,
   return true;
 }
 
-/* True if INSN reloads a register from the stack.  A value derived
-   from a reload is not spilled again: a counter kept on the stack would
-   otherwise look like an endless series of constants.  */
-
-static bool
-is_reload (const struct insn *insn)
-{
-  return insn->op == OP_LW && insn->rs == REG_SP;
-}
-
 /* Enter the code reference of the addiu USE to the GOT page or %hi C,
    loaded first by ORIGIN (from the GOT slot SLOT_ADDR, 0 for a lui).  */
 
-static bool
+bool
 enter_code_ref (struct finder *f, const struct insn *use, uint32_t c,
 		uint32_t slot_addr, uint32_t origin)
 {
@@ -385,10 +377,6 @@ add_pending (struct finder *f, const struct insn *def, unsigned reg,
   p->origin = origin;
   return true;
 }
-
-static bool function_span (const struct finder *f, uint32_t addr,
-			   uint32_t *lo, uint32_t *hi);
-static bool known_entry (const struct finder *f, uint32_t addr);
 
 /* Whether the code address T that a lui/addiu pair builds starts a
    function: a known entry, an absolute gp set-up (`lui gp,%hi(_gp)',
@@ -562,7 +550,7 @@ entries_upto (const uint32_t *v, size_t n, uint32_t addr)
 
 /* Whether ADDR is a function entry known so far.  */
 
-static bool
+bool
 known_entry (const struct finder *f, uint32_t addr)
 {
   size_t a = entries_upto (f->funcs, f->n_funcs, addr);
@@ -586,7 +574,7 @@ function_bounds (const struct finder *f, uint32_t addr, uint32_t *lo,
 /* The function around ADDR, as function_bounds, clipped to ADDR's code
    section; false when ADDR is in none.  */
 
-static bool
+bool
 function_span (const struct finder *f, uint32_t addr, uint32_t *lo,
 	       uint32_t *hi)
 {
@@ -604,120 +592,6 @@ function_span (const struct finder *f, uint32_t addr, uint32_t *lo,
   if (*hi > sec->end)
     *hi = sec->end;
   return true;
-}
-
-/* Whether the reload RELOAD may see another value than the constant
-   VALUE of the GOT slot SLOT_ADDR (0: of a lui): another store over
-   its slot in its function (one not known to spill the same constant)
-   whose value can reach it, or one that regflow cannot follow (a
-   partial store).  gcc
-   gives one stack slot to several values whose lives do not overlap,
-   and a loop brings the value of its last iteration's store back to
-   the reload (Debian's libmp3lame: a data pointer was taken for a
-   spilled GOT page plus %lo, and the copy passed a code address in
-   its place).  Uses and clobbers F's regflow; *OK false on allocation
-   failure.  */
-
-static bool
-reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
-		   const struct insn *reload, bool *ok)
-{
-  uint32_t lo, hi;
-  const struct insn *first;
-
-  *ok = true;
-  if (!function_span (f, reload->addr, &lo, &hi))
-    return true;
-  /* The span is within one section, whose words are in order.  */
-  first = code_insn_at (f->code, lo);
-  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
-    {
-      const struct insn *x = first + (a - lo) / 4;
-      bool same = false;
-
-      if (x->rs != REG_SP
-	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
-	continue;
-      if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
-	  || x->op == OP_SWR || (x->op == OP_SW && x->imm != reload->imm))
-	return true;
-      if (x->op != OP_SW)
-	continue;
-      for (size_t i = 0; i < f->n_spills && !same; i++)
-	same = (f->spills[i].store == x->addr
-		&& f->spills[i].value == value
-		&& f->spills[i].slot_addr == slot_addr);
-      if (same)
-	continue;
-      if (!regflow_follow_slot (f->rf, x))
-	{
-	  *ok = false;
-	  return true;
-	}
-      for (size_t k = 0; k < f->rf->n_uses; k++)
-	if (f->rf->uses[k] == reload)
-	  return true;
-    }
-  return false;
-}
-
-/* Whether USE, which reads REG as DEF set it to the constant C (of the
-   GOT slot SLOT_ADDR, 0 for a lui), may also see another value of REG:
-   another instruction of its function that writes REG reaches it (not
-   the same load of the same constant, nor a reload of a slot that
-   only holds it), or a walk was cut short.  Calls end the walks of the
-   registers a callee may change (regflow_follow_abi): a value that
-   lives on only through a call to a function that does not return is
-   none.  Uses and clobbers F's regflow; *OK false on allocation
-   failure.  */
-
-static bool
-reader_sees_other (struct finder *f, const struct insn *def, unsigned reg,
-		   const struct insn *use, uint32_t c, uint32_t slot_addr,
-		   bool *ok)
-{
-  uint32_t lo, hi;
-  const struct insn *first;
-
-  *ok = true;
-  if (!function_span (f, use->addr, &lo, &hi))
-    return true;
-  /* The span is within one section, whose words are in order.  */
-  first = code_insn_at (f->code, lo);
-  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
-    {
-      const struct insn *x = first + (a - lo) / 4;
-
-      if (x == def || (x->writes & REG_BIT (reg)) == 0
-	  || x->kind != INSN_OTHER)
-	continue;
-      /* A load of the same GOT slot or the same lui gives the same
-	 constant.  */
-      if (slot_addr != 0 && x->op == OP_LW && x->rs == REG_GP
-	  && f->obj->gp + (uint32_t) x->imm == slot_addr)
-	continue;
-      if (slot_addr == 0 && x->op == OP_LUI && (uint32_t) x->imm << 16 == c)
-	continue;
-      if (is_reload (x))
-	{
-	  bool other = reload_sees_other (f, c, slot_addr, x, ok);
-	  if (!*ok)
-	    return true;
-	  if (!other)
-	    continue;
-	}
-      if (!regflow_follow_abi (f->rf, x, reg))
-	{
-	  *ok = false;
-	  return true;
-	}
-      if (f->rf->truncated)
-	return true;
-      for (size_t k = 0; k < f->rf->n_uses; k++)
-	if (f->rf->uses[k] == use)
-	  return true;
-    }
-  return false;
 }
 
 /* Follow each constant stored to the stack from every reload that can
@@ -773,145 +647,6 @@ follow_spills (struct finder *f)
 }
 
 
-/* Whether the value that DEF puts in REG is jumped to or called
-   through, or put in t9 (where a function that a bal enters finds its
-   own address), by a reader that surely sees it, itself or copied
-   (DEPTH copies at most).  */
-
-static bool
-called_through (struct finder *f, const struct insn *def, unsigned reg,
-		int depth, bool *ok)
-{
-  size_t n;
-  bool called = false;
-  const struct insn **use;
-
-  *ok = true;
-  use = copy_readers (f->rf, regflow_follow_abi (f->rf, def, reg), &n, ok);
-  if (use == NULL)
-    return false;
-  for (size_t i = 0; *ok && !called && i < n; i++)
-    {
-      const struct insn *u = use[i];
-      if ((u->kind == INSN_IJUMP || u->kind == INSN_ICALL) && u->rs == reg)
-	called = true;
-      else if (copy_source (u) == reg)
-	called = u->rd == REG_T9
-		 || (depth > 0 && called_through (f, u, u->rd, depth - 1, ok));
-    }
-  free (use);
-  return called && *ok;
-}
-
-/* Enter the pending code references (struct pending_ref) whose addiu
-   sees no other value of its register, or whose result is called or
-   jumped to (the other value is then another way to the same page, or
-   the path that brings it is not one: regflow does not know which
-   calls never return; and a function entered by bal with its old
-   address in t9 would compute a wrong gp).  A loop's own increment of the register brings
-   its value back to the increment (Debian's coreutils tail: `lw
-   s2,%got(x)(gp)` on one path into a loop, whose `addiu s2,s2,88` then
-   looked like the GOT page plus the %lo of code, and the copy's
-   changed addiu broke the loop); a reference left alone is translated
-   where it is jumped to.  */
-
-static bool
-settle_pending (struct finder *f)
-{
-  bool ok = true;
-
-  for (size_t i = 0; ok && i < f->n_pending; i++)
-    {
-      const struct pending_ref *p = &f->pending[i];
-      bool enter = !reader_sees_other (f, p->def, p->reg, p->use, p->c,
-				       p->slot_addr, &ok);
-      if (ok && !enter)
-	enter = called_through (f, p->use, p->use->rt, 1, &ok);
-      if (ok && enter)
-	ok = enter_code_ref (f, p->use, p->c, p->slot_addr, p->origin);
-      else if (ok)
-	ok = reloc_table_add_unsure (f->table,
-				     p->c + (uint32_t) p->use->imm);
-    }
-  return ok;
-}
-
-static int
-compare_aux_target (const void *pa, const void *pb)
-{
-  const uint32_t *a = pa, *b = pb;
-
-  if (a[0] != b[0])
-    return a[0] < b[0] ? -1 : 1;
-  return a[1] < b[1] ? -1 : a[1] > b[1];
-}
-
-/* Drop the code references from entry FIRST of TABLE on whose addiu
-   two different code addresses meet: a register that holds two GOT
-   pages on two paths (one of which no run takes: regflow does not know
-   which calls never return) with one %lo for both (Debian's fd-find).
-   Neither can be rewritten; the addiu keeps the original address,
-   which the jump through it translates.  */
-
-static bool
-drop_conflicts (struct reloc_table *table, size_t first)
-{
-  uint32_t (*v)[2];
-  size_t n = 0, k = first;
-
-  v = malloc ((table->n_entries - first + 1) * sizeof *v);
-  if (v == NULL)
-    return false;
-  for (size_t i = first; i < table->n_entries; i++)
-    if (table->entries[i].type == RELOC_GOT_REF
-	|| table->entries[i].type == RELOC_HI_LO)
-      {
-	v[n][0] = table->entries[i].aux;
-	v[n][1] = table->entries[i].target;
-	n++;
-      }
-  qsort (v, n, sizeof *v, compare_aux_target);
-  /* Keep in V only the addius with two targets.  */
-  {
-    size_t m = 0;
-    for (size_t i = 0; i + 1 < n; i++)
-      if (v[i][0] == v[i + 1][0] && v[i][1] != v[i + 1][1]
-	  && (m == 0 || v[m - 1][0] != v[i][0]))
-	v[m++][0] = v[i][0];
-    n = m;
-  }
-  if (n == 0)
-    {
-      free (v);
-      return true;
-    }
-  for (size_t i = first; i < table->n_entries; i++)
-    {
-      const struct reloc_entry *e = &table->entries[i];
-      bool drop = false;
-      if (e->type == RELOC_GOT_REF || e->type == RELOC_HI_LO)
-	{
-	  size_t a = 0, b = n;
-	  while (a < b)
-	    {
-	      size_t mid = a + (b - a) / 2;
-	      if (v[mid][0] < e->aux)
-		a = mid + 1;
-	      else
-		b = mid;
-	    }
-	  drop = a < n && v[a][0] == e->aux;
-	}
-      if (drop)
-	table->n_by_type[e->type]--;
-      else
-	table->entries[k++] = *e;
-    }
-  table->n_entries = k;
-  free (v);
-  return true;
-}
-
 /* One pass of find_code_refs, walking with RF, which knows the targets
    of the switch tables in the second pass.  */
 
@@ -920,7 +655,8 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 		  struct reloc_table *table, struct regflow *rf)
 {
   struct finder f = { 0 };
-  bool pic = obj->e_type == ET_DYN;
+  /* Only a fixed-address program builds code addresses with luis.  */
+  bool fixed = obj->e_type != ET_DYN;
   uint32_t local_end = obj->got_addr + 4 * obj->dyn.local_gotno;
   uint32_t global_end = local_end + 4 * (obj->dyn.symtabno > obj->dyn.gotsym
 					 ? obj->dyn.symtabno - obj->dyn.gotsym
@@ -974,7 +710,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 	      ok = follow_constant (&f, insn, insn->rt, value, slot,
 				    insn->addr, false);
 	    }
-	  else if (!pic && insn->op == OP_LUI && insn->rt != REG_ZERO
+	  else if (fixed && insn->op == OP_LUI && insn->rt != REG_ZERO
 		   && insn->rt != REG_GP)
 	    ok = follow_constant (&f, insn, insn->rt,
 				  (uint32_t) insn->imm << 16, 0, insn->addr, false);
@@ -996,17 +732,12 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   free (f.spills);
   free (f.pending);
   free (f.funcs);
+  for (unsigned r = 0; r < 32; r++)
+    {
+      free (f.writers[r].by_use);
+      free (f.writers[r].cut);
+    }
   return ok;
-}
-
-static int
-compare_edges (const void *pa, const void *pb)
-{
-  const uint32_t *a = pa, *b = pb;
-
-  if (a[0] != b[0])
-    return a[0] < b[0] ? -1 : 1;
-  return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
 /* Find GOT references, switch tables, GOT slots used as code pointers
@@ -1047,7 +778,7 @@ find_code_refs (const struct mips_object *obj, const struct code *code,
 	  n_edges++;
 	}
     }
-  qsort (edges, n_edges, sizeof *edges, compare_edges);
+  qsort (edges, n_edges, sizeof *edges, array_compare_u32_pairs);
   for (size_t i = keep; i < table->n_entries; i++)
     table->n_by_type[table->entries[i].type]--;
   table->n_entries = keep;

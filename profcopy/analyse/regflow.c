@@ -452,7 +452,10 @@ walk (struct regflow *rf, const struct insn *def, const struct tracked *t)
 
 	  if (reads_tracked (t, insn) && !add_use (rf, insn))
 	    return false;
-	  if (writes_tracked (t, insn) || insn == last)
+	  /* Nothing runs after a break: the code behind it may be
+	     another function's.  */
+	  if (writes_tracked (t, insn) || insn == last
+	      || insn_always_traps (insn))
 	    break;
 	  insn++;
 	  index++;

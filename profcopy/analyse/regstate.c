@@ -339,6 +339,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
 	ret_ok[b->func] = 0;
     }
   mark_entries (e->a, entry);
+  mark_outside_blocks (e->a, entry);
   gp_read_ahead (e, llvm, gp_read);
   free (llvm);
   /* A block's gp transfer, for both states in: bit 0 from invalid,
@@ -1004,6 +1005,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
   else
     {
       mark_entries (e->a, entry);
+      mark_outside_blocks (e->a, entry);
       mark_t9_entries (e, entry_ok);
       memset (in, 1, n + 1);
     }

@@ -36,10 +36,7 @@ may_leave (const struct insn *insn)
     return true;
   if (insn->op == OP_SPECIAL && funct == FUNCT_SYSCALL)
     return true;
-  /* break and sdbbp; not the traps on a condition, nor REGIMM's.  */
-  if ((insn->flags & INSN_F_TRAP) && insn->op != OP_REGIMM
-      && !(insn->op == OP_SPECIAL && funct >= FUNCT_TGE
-	   && funct <= FUNCT_TNE))
+  if (insn_always_traps (insn))
     return true;
   /* ra written but by a call or from the frame (longjmp), or stored
      but into the frame (setjmp, which returns twice).  */

@@ -422,6 +422,34 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	put (c, itype (OP_ADDIU, REG_GP, REG_GP, g->gp & 0xffff));
       return true;
     }
+  /* A code address computed from the function's own entry in t9
+     (glibc's makecontext: `addiu t9,t9,K' makes the trampoline that a
+     context returns to) moves with the copy: t9 holds the entry's new
+     address there.  */
+  if (insn->op == OP_ADDIU && insn->rs == REG_T9 && w >= 0
+      && !e->fixed_address && e->t9_valid[w] && insn->imm != 0)
+    {
+      const struct cfg *cfg = &e->a->cfg;
+      const struct block *b = cfg_block_at (cfg, insn->addr);
+      uint32_t entry = b != NULL ? cfg->funcs[b->func].entry : 0;
+      uint32_t t = entry + (uint32_t) insn->imm;
+
+      if (b != NULL && emit_word_index (e, t) >= 0
+	  && code_insn_at (&e->a->code, t) != NULL)
+	{
+	  int64_t d = (int64_t) emit_map (e, t) - (int64_t) emit_map (e, entry);
+	  if (d < -32768 || d > 32767)
+	    {
+	      if (asprintf (errmsg, "0x%08x: the code address that t9 plus %d"
+			    " makes is out of reach in the profiled code",
+			    insn->addr, (int) insn->imm) < 0)
+		*errmsg = NULL;
+	      return false;
+	    }
+	  put (c, (word & 0xffff0000) | ((uint32_t) d & 0xffff));
+	  return true;
+	}
+    }
   /* gp-relative references to the old GOT's global part move up.  */
   if (has_base (insn)
       && (insn->rs == REG_GP
@@ -1150,6 +1178,7 @@ emit_free (struct emitter *e)
   derive_free (&e->derive);
   free (e->got.new_values);
   free (e->got.target_of);
+  free (e->got.index);
   free (e->got.moved_pages);
   memset (e, 0, sizeof *e);
 }

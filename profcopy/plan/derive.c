@@ -174,8 +174,8 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
     }
 }
 
-/* Set OUTSIDE_IN[i] for every block that no direct branch, no fall, no
-   call of INTO, no return of a call that BACK says comes back and no
+/* Set OUTSIDE_IN[i] for every block that no direct branch, no fall but
+   from padding, no call of INTO, no return of a call that BACK says comes back and no
    switch-table jump that is an edge reaches:
    whatever runs it comes from outside (a function that no symbol or
    table names, run through a code pointer that the run-time translation
@@ -204,8 +204,11 @@ mark_unreached (const struct analysis *a, const uint32_t *into,
 			  || ctl->kind == INSN_CALL)
 	  && (j = cfg_block_starting (cfg, ctl->target)) >= 0)
 	reached[j] = 1;
+      /* Padding never runs: the block after it may only look reached
+	 (glibc's makecontext trampoline, behind a word of padding).  */
       if ((ctl == NULL || ctl->kind == INSN_BRANCH || back[i]
 	   || (b->flags & BLOCK_F_SLOT_ENTRY))
+	  && !(b->flags & BLOCK_F_PADDING)
 	  && (j = cfg_block_starting (cfg, b->end)) >= 0)
 	reached[j] = 1;
       if (into != NULL && into[i] != 0)

@@ -16,15 +16,67 @@
 #include "array.h"
 #include "stages.h"
 
+/* The slot of TARGET in G's index of target_of: the one that holds
+   its entry, or the empty one where it would go.  */
+
+static uint32_t *
+index_slot (const struct new_got *g, uint32_t target)
+{
+  uint32_t mask = g->n_index - 1;
+  uint32_t i = (uint32_t) ((target * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+
+  while (g->index[i] != 0 && g->target_of[g->index[i] - 1] != target)
+    i = (i + 1) & mask;
+  return &g->index[i];
+}
+
+/* The k of target_of[k] == TARGET, or (uint32_t) -1.  */
+
+static uint32_t
+find_target (const struct new_got *g, uint32_t target)
+{
+  uint32_t *slot;
+
+  if (g->n_index == 0)
+    return (uint32_t) -1;
+  slot = index_slot (g, target);
+  return *slot != 0 ? *slot - 1 : (uint32_t) -1;
+}
+
+/* Make room in G's index for one more target, rebuilding it at twice
+   the size when half full.  */
+
+static bool
+grow_index (struct new_got *g)
+{
+  uint32_t n;
+
+  if (2 * (g->n_targets + 1) <= g->n_index)
+    return true;
+  n = g->n_index ? 2 * g->n_index : 1024;
+  free (g->index);
+  g->index = calloc (n, sizeof *g->index);
+  if (g->index == NULL)
+    {
+      g->n_index = 0;
+      return false;
+    }
+  g->n_index = n;
+  for (uint32_t k = 0; k < g->n_targets; k++)
+    *index_slot (g, g->target_of[k]) = k + 1;
+  return true;
+}
+
 /* The new GOT entry that holds the new address of the original code
    address TARGET, added if needed; (uint32_t) -1 when out of memory.  */
 
 uint32_t
 got_target_entry (struct new_got *g, uint32_t target)
 {
-  for (uint32_t k = 0; k < g->n_targets; k++)
-    if (g->target_of[k] == target)
-      return g->n_fixed + k;
+  uint32_t k = find_target (g, target);
+
+  if (k != (uint32_t) -1)
+    return g->n_fixed + k;
   if (g->n_targets == g->alloc_targets)
     {
       uint32_t n = g->alloc_targets ? 2 * g->alloc_targets : 256;
@@ -34,7 +86,10 @@ got_target_entry (struct new_got *g, uint32_t target)
       g->target_of = v;
       g->alloc_targets = n;
     }
-  g->target_of[g->n_targets++] = target;
+  if (!grow_index (g))
+    return (uint32_t) -1;
+  g->target_of[g->n_targets] = target;
+  *index_slot (g, target) = ++g->n_targets;
   g->n_new = g->n_fixed + g->n_targets;
   return g->n_new - 1;
 }
@@ -45,10 +100,8 @@ got_target_entry (struct new_got *g, uint32_t target)
 bool
 got_has_room (const struct new_got *g, uint32_t target)
 {
-  for (uint32_t k = 0; k < g->n_targets; k++)
-    if (g->target_of[k] == target)
-      return true;
-  return (uint64_t) 4 * (g->n_old + g->n_new + 1) <= GOT_REACH;
+  return find_target (g, target) != (uint32_t) -1
+	 || (uint64_t) 4 * (g->n_old + g->n_new + 1) <= GOT_REACH;
 }
 
 /* The counter chunks and the got-ref addius, with new GOT entries for
