@@ -30,14 +30,18 @@
 #                        testsuite/tools/qemu-count-plugin.so; built from
 #                        its source with ${CC:-cc} when missing)
 #   --programs="NAME..." measure only these programs of the runtime part
-#                        (cpubench lua5.4 sqlite3 hello busybox openssl);
+#                        (cpubench lua5.4 sqlite3 hello busybox openssl
+#                        gawk sed xz bash perl);
 #                        and leave out the speed part
 #   --keep               keep the work directory and say where it is
 #
 # Runtime overhead.  The programs: bench/cpubench.c built with the cross
 # gcc plain, with -fprofile-arcs (gcov) and with -pg (gprof); Debian's
 # mipsel lua5.4 running bench/lua-workload.lua; Debian's mipsel sqlite3
-# running bench/sqlite-workload.sql on an in-memory database.  Each
+# running bench/sqlite-workload.sql on an in-memory database; and, as a
+# corpus beyond those the rewriter was tuned on, Debian's mipsel gawk,
+# sed, xz, bash and perl on workloads this script writes
+# (corpus_workloads; the original and profcopy variants only).  Each
 # plain program is also rewritten with `profcopy --whole-program' (the
 # program, every library it needs, libc included, and the runtime; the
 # default --counter-update=auto: single increments for cpubench and
@@ -170,10 +174,15 @@ have_testbed=yes
 # and the extra guest environment.  Each variant lives in a directory
 # of its own with a name of the same length, so that every guest sees
 # a program path (argv[0], auxv) of the same length.
-programs="cpubench lua5.4 sqlite3 hello busybox openssl"
+programs="cpubench lua5.4 sqlite3 hello busybox openssl gawk sed xz bash perl"
 # The short processes: what a profiled process costs however little it
 # runs (start-up, the runtime, the profile written at exit).
 short_programs="hello busybox openssl"
+# Programs of the Debian corpus beyond the three above, each on a
+# workload of its own over a generated text ($work/corpus,
+# corpus_workloads): the ratio a user meets on programs the rewriter
+# was not tuned on.
+corpus_programs="gawk sed xz bash perl"
 declare -A variants_of arch_of sysroot_of args_of input_of
 variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-watch trained tr-single"
 arch_of[cpubench]=$arch
@@ -195,6 +204,17 @@ for p in $short_programs; do
   sysroot_of[$p]=$tbroot
   input_of[$p]=/dev/null
 done
+for p in $corpus_programs; do
+  variants_of[$p]="original profcopy"
+  arch_of[$p]=mipsel
+  sysroot_of[$p]=$tbroot
+  input_of[$p]=/dev/null
+done
+args_of[gawk]="-f ../../corpus/words.awk ../../corpus/data.txt"
+args_of[sed]="-E -f ../../corpus/edit.sed ../../corpus/data.txt"
+args_of[xz]="-c -6 ../../corpus/data.txt"
+args_of[bash]="--norc --noprofile ../../corpus/work.sh"
+args_of[perl]="../../corpus/work.pl ../../corpus/data.txt"
 arch_of[hello]=$arch
 sysroot_of[hello]=/usr/$triple
 args_of[hello]=""
@@ -263,7 +283,88 @@ prepare () {
     openssl)
       cp "$tbroot/usr/bin/openssl" "$base/orig/" 2> "$base/prepare.err"
       ;;
+    gawk|xz|perl)
+      { corpus_workloads && cp "$tbroot/usr/bin/$name" "$base/orig/"; } \
+	2> "$base/prepare.err"
+      ;;
+    sed|bash)
+      { corpus_workloads && cp "$tbroot/bin/$name" "$base/orig/"; } \
+	2> "$base/prepare.err"
+      ;;
   esac
+}
+
+# corpus_workloads: write the corpus programs' workloads into
+# $work/corpus once: about 150 KB of text from a fixed linear
+# congruential generator, word counts and a report in awk, regular
+# expression edits in sed, a bash script of functions, arithmetic,
+# arrays and string operations, and a perl script of hashes, regular
+# expressions, sort and sprintf.
+corpus_workloads () {
+  local dir=$work/corpus
+  [ -s "$dir/data.txt" ] && return 0
+  mkdir -p "$dir" || return 1
+  awk 'BEGIN {
+    split("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango 0 1 42 1999 3.14", w, " ")
+    x = 12345
+    while (n < 150000) {
+      k = 3 + x % 9; line = ""
+      for (i = 0; i < k; i++) {
+        x = (x * 69069 + 1) % 4294967296   # exact in doubles
+        line = line (i ? " " : "") w[1 + int(x / 256) % 25]
+      }
+      print line; n += length(line) + 1
+    }
+  }' > "$dir/data.txt" || return 1
+  cat > "$dir/words.awk" <<'AWK' || return 1
+{ for (i = 1; i <= NF; i++) { n[$i]++; len[$i] = length($i) } lines++ }
+/^(alpha|kilo) .*(42|1999)$/ { hits++ }
+END {
+  for (w in n) total += n[w] * len[w]
+  m = asorti(n, keys)
+  for (i = 1; i <= m; i++) printf "%-10s %6d %5.2f%%\n", keys[i], n[keys[i]], 100 * n[keys[i]] / NR
+  printf "%d lines, %d letters, %d hits\n", lines, total, hits
+}
+AWK
+  cat > "$dir/edit.sed" <<'SED' || return 1
+s/([a-z]+) ([a-z]+)/\2-\1/g
+/zulu|tango.*tango/d
+s/[0-9]+/<&>/g
+y/abc/ABC/
+SED
+  cat > "$dir/work.sh" <<'SH' || return 1
+fib () { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do ((b += a, a = b - a)); done; echo $a; }
+declare -A seen
+words=(alpha bravo charlie delta echo foxtrot golf hotel)
+for ((round = 0; round < 300; round++)); do
+  for w in "${words[@]}"; do
+    k=${w:0:2}${#w}
+    seen[$k]=$(( ${seen[$k]:-0} + round % 7 ))
+    s=${w^^}; s=${s//A/4}
+  done
+  r=$(( (round * 7919 + 13) % 1000 ))
+  [[ $r -gt 500 ]] && t+=${r: -1}
+done
+for k in $(printf '%s\n' "${!seen[@]}" | LC_ALL=C sort); do echo "$k ${seen[$k]}"; done
+echo "fib $(fib 40) ${#t} $s"
+SH
+  cat > "$dir/work.pl" <<'PL' || return 1
+use strict; use warnings;
+my (%count, %first, @long);
+while (my $line = <>) {
+  chomp $line;
+  my @w = split / /, $line;
+  $count{$_}++ for @w;
+  $first{$w[0]} //= $.;
+  push @long, $line if $line =~ /^(\w+) .*\b(42|1999)\b/ && length $line > 40;
+}
+my @top = sort { $count{$b} <=> $count{$a} || $a cmp $b } keys %count;
+printf "%-10s %6d first at %s\n", $_, $count{$_}, $first{$_} // '-' for @top[0 .. 9];
+my $sum = 0; $sum += length for @long;
+my $make = sub { my $n = shift; return sub { $n += shift; $n } };
+my $acc = $make->(10); $acc->($_) for 1 .. 1000;
+print scalar(@long), " long lines, $sum letters, acc ", $acc->(0), "\n";
+PL
 }
 
 # rewrite NAME VARIANT: make the profcopy VARIANT (profcopy, pc-atomic,
@@ -589,7 +690,8 @@ echo "profcopy: $("$profcopy" --version 2>/dev/null | head -n 1) ($profcopy)"
 echo "workloads: cpubench $scale ($triple), lua5.4 bench/lua-workload.lua," \
      "sqlite3 bench/sqlite-workload.sql (Debian mipsel, $tbroot);" \
      "short processes: hello ($triple, bench/hello.c), busybox echo," \
-     "openssl version (Debian mipsel)"
+     "openssl version (Debian mipsel); corpus: gawk, sed, xz, bash and" \
+     "perl (Debian mipsel) on a generated 150 KB text"
 echo "instructions counted by $(basename "$plugin") (mode tb)"
 
 if [ -n "$only" ]; then

@@ -29,6 +29,7 @@ LIB_SOURCES = \
 	opcodes-glue/liveness.c opcodes-glue/regnames.c \
 	common/array.c common/errmsg.c common/version.c \
 	profcopy/analyse/reloc-table.c profcopy/analyse/got-ref.c \
+	profcopy/analyse/settle.c \
 	profcopy/analyse/gp-bases.c \
 	profcopy/analyse/jump-tables.c \
 	profcopy/analyse/regflow.c profcopy/analyse/analysis.c \
