@@ -620,7 +620,11 @@ print_runtime () {
 # instructions the profiled process runs beyond the original's, and the
 # size of the profile it writes.
 print_fixed () {
-  local name orig pc size
+  local name orig pc size any=no
+  for name in $short_programs; do
+    case " $programs " in *" $name "*) any=yes ;; esac
+  done
+  [ "$any" = yes ] || return 0
   echo
   echo "Fixed cost per process (short processes, profcopy variant): the"
   echo "instructions beyond the original's and the profile written at exit"
