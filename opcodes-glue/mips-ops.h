@@ -100,6 +100,14 @@ enc_sll (unsigned rd, unsigned rt, unsigned sa)
   return rtype (FUNCT_SLL, 0, rt, rd, sa);
 }
 
+/* `j TARGET', which reaches the 256 MiB region of its delay slot.  */
+
+static inline uint32_t
+enc_j (uint32_t target)
+{
+  return (uint32_t) OP_J << 26 | ((target >> 2) & 0x03ffffff);
+}
+
 static inline uint32_t
 enc_jr (unsigned rs)
 {

@@ -218,7 +218,9 @@ poison_code (struct rewriter *rw)
    functions that the code builds with lui/addiu as they were, so that
    a function's address is one value wherever it is built, and the
    objects that call them back (atexit, qsort) jump to those: they land
-   here.  Functions shorter than four words keep their old code (or
+   here.  A function of two or three words gets `j new; nop' instead
+   when its copy is in the same 256 MiB region; a one-word one, or a
+   shorter one whose copy is out of reach, keeps its old code (or
    traps).  */
 
 void
@@ -235,11 +237,22 @@ forward_entries (struct rewriter *rw)
       const struct function *f = &cfg->funcs[i];
       uint32_t to;
 
-      if (f->end - f->entry < 16 || (f->entry & 3) != 0
+      if (f->end - f->entry < 8 || (f->entry & 3) != 0
 	  || image_word (rw, f->entry) == NULL
-	  || image_word (rw, f->entry + 12) == NULL)
+	  || image_word (rw, f->entry + 4) == NULL)
 	continue;
       to = emit_map (&rw->e, f->entry);
+      if (f->end - f->entry < 16 || image_word (rw, f->entry + 12) == NULL)
+	{
+	  /* Two words (an empty function is `jr ra; nop'): `j' when the
+	     copy is in the region of its delay slot.  t9 keeps the old
+	     entry; code that short computes no gp from it.  */
+	  if (((f->entry + 4) ^ to) & 0xf0000000)
+	    continue;
+	  patch_word (rw, f->entry, enc_j (to));
+	  patch_word (rw, f->entry + 4, 0);
+	  continue;
+	}
       split_hi_lo (to, &hi, &lo);
       patch_word (rw, f->entry, itype (OP_LUI, 0, REG_T9, hi));
       patch_word (rw, f->entry + 4,
