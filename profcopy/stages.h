@@ -361,11 +361,24 @@ bool is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn);
 
 bool has_base (const struct insn *insn);
 
-uint32_t far_words (bool use_gp, bool call, bool save_ra);
-
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
 uint32_t gp_guard_words (const struct emitter *e);
+
+/* emit/branches.c.  */
+
+void put_bal_address (struct cursor *c, unsigned r, uint32_t target);
+
+uint32_t far_words (bool use_gp, bool call, bool save_ra);
+
+bool put_long (struct cursor *c, const struct insn *insn, long w,
+	       char **errmsg);
+
+bool reach_error (char **errmsg, const struct insn *ctl, const char *what,
+		  const char *where);
+
+bool put_edge_counts (struct cursor *c, size_t index, const struct block *b,
+		      const struct count_plan *p, char **errmsg);
 
 const struct insn *slot_fill (const struct emitter *e, uint32_t target,
 			      bool pad_ok);
@@ -373,5 +386,8 @@ const struct insn *slot_fill (const struct emitter *e, uint32_t target,
 const struct insn *single_leave_fill (const struct emitter *e,
 				      const struct insn *ctl,
 				      const struct snippet *sn);
+
+bool put_branch_edge_counts (struct cursor *c, const struct block *b,
+			     const struct count_plan *p, char **errmsg);
 
 #endif 

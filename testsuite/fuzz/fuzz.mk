@@ -39,6 +39,7 @@ LIB_SOURCES = \
 	profcopy/analyse/regstate.c profcopy/plan/placement.c \
 	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
+	profcopy/emit/branches.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
 	report/report.c report/output.c report/lines.c report/inclusive.c \
 	report/callgrind.c \
