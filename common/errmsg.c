@@ -36,3 +36,15 @@ errmsg_usage (const char *program, const char *format, ...)
   fprintf (stderr, "\nTry '%s --help' for more information.\n", program);
   return EXIT_FAILURE;
 }
+
+void
+errmsg_print (const char *program, const char *format, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "%s: ", program);
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  putc ('\n', stderr);
+}

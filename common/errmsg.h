@@ -22,4 +22,9 @@ bool errmsg_format (char **errmsg, const char *format, ...)
 int errmsg_usage (const char *program, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
+/* A problem that PROGRAM reports: `PROGRAM: MESSAGE' (made from
+   FORMAT) on standard error.  */
+void errmsg_print (const char *program, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 #endif /* PROFCOPY_ERRMSG_H */

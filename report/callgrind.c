@@ -186,7 +186,7 @@ bool
 report_write_callgrind (const char *file, const struct report *r,
 			const char *command, char **errmsg)
 {
-  struct report_inclusive inc;
+  const struct report_inclusive *inc = r->inclusive;
   struct names nm = { NULL, NULL, NULL };
   uint32_t *file_of = NULL, *line_of = NULL;
   struct cost *costs = NULL;
@@ -195,7 +195,6 @@ report_write_callgrind (const char *file, const struct report *r,
   bool ok = false;
 
   *errmsg = NULL;
-  memset (&inc, 0, sizeof inc);
   nm.object = calloc (r->n_objects + 1, sizeof *nm.object);
   nm.file = calloc ((r->lines != NULL ? r->lines->n_sources : 0) + 1,
 		    sizeof *nm.file);
@@ -205,7 +204,7 @@ report_write_callgrind (const char *file, const struct report *r,
   costs = collect (r, &n_costs);
   if (nm.object == NULL || nm.file == NULL || nm.func == NULL
       || file_of == NULL || line_of == NULL || costs == NULL
-      || !report_inclusive_estimate (r, &inc))
+      || inc == NULL)
     {
       errmsg_format (errmsg, "out of memory");
       goto done;
@@ -257,7 +256,7 @@ report_write_callgrind (const char *file, const struct report *r,
 		    r->functions[c->callee].name);
 	  fprintf (out, "calls=%" PRIu64 " %" PRIu32 "\n%" PRIu32 " %" PRIu64
 		   "\n", c->count, line_of[c->callee], c->line,
-		   report_inclusive_call (&inc, f, c->callee, c->count));
+		   report_inclusive_call (inc, f, c->callee, c->count));
 	}
     }
   fprintf (out, "\ntotals: %" PRIu64 "\n", r->total);
@@ -271,7 +270,6 @@ report_write_callgrind (const char *file, const struct report *r,
     }
   if (!ok && out != NULL)
     unlink (file);
-  report_inclusive_free (&inc);
   free (nm.object);
   free (nm.file);
   free (nm.func);

@@ -175,10 +175,9 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
   size_t *order = malloc ((r->n_functions + 1) * sizeof *order);
   bool *seen = calloc (r->n_functions + 1, sizeof *seen);
   size_t n_order = 0;
-  struct report_inclusive inc;
+  const struct report_inclusive *inc = r->inclusive;
 
-  memset (&inc, 0, sizeof inc);
-  if (order == NULL || seen == NULL || !report_inclusive_estimate (r, &inc))
+  if (order == NULL || seen == NULL || inc == NULL)
     {
       fputs ("profreport: out of memory\n", stderr);
       goto cleanup;
@@ -205,7 +204,7 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
       fprintf (out, "\n%s (%s)  %.2f%% of the instructions, %.2f%% with "
 	       "its callees (estimated), %" PRIu64 " %s\n", fn->name,
 	       object_name (r, f), share_of (fn->insns, r->total),
-	       share_of (inc.cost[f], r->total), fn->calls,
+	       share_of (inc->cost[f], r->total), fn->calls,
 	       fn->calls == 1 ? "entry" : "entries");
       for (size_t i = 0; i < n; i++)
 	if (edges[i].callee == f)
@@ -230,7 +229,6 @@ print_text (FILE *out, const struct report *r, const struct edge *edges,
     }
 
  cleanup:
-  report_inclusive_free (&inc);
   free (order);
   free (seen);
 }
@@ -330,11 +328,11 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
   bool *keep = calloc (r->n_functions + 1, sizeof *keep);
   double max_share = 0;
   uint64_t max_count = 1;
-  struct report_inclusive inc;
+  const struct report_inclusive *inc = r->inclusive;
 
   if (keep == NULL)
     return false;
-  if (!report_inclusive_estimate (r, &inc))
+  if (inc == NULL)
     {
       free (keep);
       return false;
@@ -365,7 +363,6 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
 		  " %.2g%% of the calls; with callees: estimated)",
 		  program_of (r), r->total, total, node_thres, edge_thres) < 0)
       {
-	report_inclusive_free (&inc);
 	free (keep);
 	return false;
       }
@@ -389,7 +386,7 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
       fputs ("\\n", out);
       quoted_string (out, object_name (r, f));
       fprintf (out, "\\n%.2f%%, with callees %.2f%%\\n%" PRIu64 " %s\", ",
-	       share, share_of (inc.cost[f], r->total), fn->calls,
+	       share, share_of (inc->cost[f], r->total), fn->calls,
 	       fn->calls == 1 ? "entry" : "entries");
       report_dot_colour (out, heat);
       fputs ("];\n", out);
@@ -402,7 +399,6 @@ write_dot (FILE *out, const struct report *r, const struct edge *edges,
       report_dot_edge (out, e->caller, e->callee, e->count, max_count);
     }
   fputs ("}\n", out);
-  report_inclusive_free (&inc);
   free (keep);
   return true;
 }

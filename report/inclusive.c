@@ -247,3 +247,20 @@ report_inclusive_free (struct report_inclusive *inc)
   free (inc->cost);
   memset (inc, 0, sizeof *inc);
 }
+
+bool
+report_prepare_inclusive (struct report *r)
+{
+  if (r->inclusive != NULL)
+    return true;
+  r->inclusive = calloc (1, sizeof *r->inclusive);
+  if (r->inclusive == NULL)
+    return false;
+  if (!report_inclusive_estimate (r, r->inclusive))
+    {
+      free (r->inclusive);
+      r->inclusive = NULL;
+      return false;
+    }
+  return true;
+}

@@ -55,4 +55,10 @@ uint64_t report_inclusive_call (const struct report_inclusive *inc,
 
 void report_inclusive_free (struct report_inclusive *inc);
 
+/* Make R->inclusive, once, for the views that show inclusive costs
+   (--calls, --dot, --callgrind): computed per view, it was computed
+   three times when they were asked for together.  False when out of
+   memory.  */
+bool report_prepare_inclusive (struct report *r);
+
 #endif /* PROFCOPY_INCLUSIVE_H */

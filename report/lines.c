@@ -53,6 +53,7 @@ lines_add_object (struct report *r, size_t index,
   struct dwarf_lines table;
   uint32_t *source_of = NULL;
   char *from = NULL, *err = NULL;
+  size_t first;
   bool ok = false;
 
   *errmsg = NULL;
@@ -125,8 +126,13 @@ lines_add_object (struct report *r, size_t index,
 	}
     }
 
-  /* Where each call of the object is.  */
-  for (size_t i = 0; i < r->n_calls; i++)
+  /* Where each call of the object is.  The object was added last: its
+     calls and functions are the last ones (scanning all of them for
+     every object took objects x calls).  */
+  first = r->n_calls;
+  while (first > 0 && r->calls[first - 1].object == index)
+    first--;
+  for (size_t i = first; i < r->n_calls; i++)
     {
       const struct dwarf_line_range *rg;
       if (r->calls[i].object != index)
@@ -140,7 +146,10 @@ lines_add_object (struct report *r, size_t index,
     }
 
   /* Where each function of the object starts.  */
-  for (size_t f = 0; f < r->n_functions; f++)
+  first = r->n_functions;
+  while (first > 0 && r->functions[first - 1].object == index)
+    first--;
+  for (size_t f = first; f < r->n_functions; f++)
     {
       const struct dwarf_line_range *rg;
       if (r->functions[f].object != index)

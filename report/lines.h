@@ -59,7 +59,8 @@ struct report_lines
    --lcov).  */
 extern bool report_want_lines;
 
-/* Add the lines of the blocks of object number INDEX of R, read from
+/* Add the lines of the blocks of object number INDEX of R, the object
+   added last (its functions and calls are the last ones), read from
    OBJ or its separate debug file (REPORT_SYSROOT first).  Nothing when
    OBJ has no line table; false with *ERRMSG when it cannot be read
    (or is out of memory), *ERRMSG naming the debug file it came from

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "callgrind.h"
 #include "calls.h"
 #include "errmsg.h"
+#include "inclusive.h"
 #include "lines.h"
 #include "profile-read.h"
 #include "report.h"
@@ -151,22 +151,7 @@ usage (FILE *stream, int status)
 }
 
 /* Report a problem: `profreport: MESSAGE'.  */
-
-static void error_message (const char *format, ...);
-
-/* Report a problem: `profreport: MESSAGE'.  */
-
-static void
-error_message (const char *format, ...)
-{
-  va_list ap;
-
-  fprintf (stderr, "%s: ", program_name);
-  va_start (ap, format);
-  vfprintf (stderr, format, ap);
-  va_end (ap);
-  fputc ('\n', stderr);
-}
+#define error_message(...) errmsg_print (program_name, __VA_ARGS__)
 
 /* Parse the percentage ARG of option NAME, or exit.  */
 
@@ -505,6 +490,12 @@ main (int argc, char **argv)
     }
 
   calls_resolve (&report);
+  if ((opts.dot != NULL || topts.callgrind != NULL || opts.calls)
+      && !report_prepare_inclusive (&report))
+    {
+      error_message ("out of memory");
+      status = EXIT_FAILURE;
+    }
 
   /* The files beside the report, when there is something to report.  */
   if (report.n_objects > 0 || status == EXIT_SUCCESS)

@@ -45,18 +45,6 @@
 
 const char *program_name = "profrun";
 
-void
-error_message (const char *format, ...)
-{
-  va_list ap;
-
-  fprintf (stderr, "%s: ", program_name);
-  va_start (ap, format);
-  vfprintf (stderr, format, ap);
-  va_end (ap);
-  putc ('\n', stderr);
-}
-
 static void usage (FILE *stream, int status) __attribute__ ((noreturn));
 
 static void

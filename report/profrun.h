@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "errmsg.h"
+
 /* What the command line says.  */
 struct run_options
 {
@@ -43,8 +45,7 @@ struct run_setup
 extern const char *program_name;
 
 /* Print `profrun: MESSAGE' (from FORMAT) on standard error.  */
-void error_message (const char *format, ...)
-  __attribute__ ((format (printf, 1, 2)));
+#define error_message(...) errmsg_print (program_name, __VA_ARGS__)
 
 /* A malloc'd copy of the concatenation of the strings given, up to a
    NULL; exits when out of memory.  */

@@ -27,6 +27,7 @@
 #include "errmsg.h"
 #include "calls.h"
 #include "crc32.h"
+#include "inclusive.h"
 #include "lines.h"
 #include "object.h"
 #include "report.h"
@@ -598,5 +599,8 @@ report_free (struct report *r)
   free (r->objects);
   free (r->functions);
   lines_free (r);
+  if (r->inclusive != NULL)
+    report_inclusive_free (r->inclusive);
+  free (r->inclusive);
   memset (r, 0, sizeof *r);
 }

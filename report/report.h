@@ -102,6 +102,10 @@ struct report
   size_t n_calls;
   struct report_lines *lines;	/* Per source line (lines.h), or NULL
 				   when not asked for.  */
+  struct report_inclusive *inclusive; /* The inclusive estimate that the
+				   call views share (inclusive.h), made
+				   once by report_prepare_inclusive, or
+				   NULL.  */
 };
 
 /* Open the original of OBJ, check that it is the file that was
