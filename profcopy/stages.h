@@ -238,6 +238,8 @@ bool gp_saved_dataflow (struct emitter *e);
 
 int gp_check_reloads (struct emitter *e);
 
+/* analyse/t9state.c.  */
+
 uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			const struct insn *insn);
 

@@ -36,7 +36,8 @@ LIB_SOURCES = \
 	profcopy/dump.c profcopy/plan/derive.c profcopy/plan/estimate.c \
 	profcopy/analyse/returns.c profcopy/analyse/scope.c \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
-	profcopy/analyse/regstate.c profcopy/plan/placement.c \
+	profcopy/analyse/regstate.c profcopy/analyse/t9state.c \
+	profcopy/plan/placement.c \
 	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/branches.c \
