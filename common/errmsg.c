@@ -24,14 +24,22 @@ errmsg_format (char **errmsg, const char *format, ...)
   return false;
 }
 
+/* `PROGRAM: MESSAGE' without its newline on standard error.  */
+
+static void
+print_message (const char *program, const char *format, va_list ap)
+{
+  fprintf (stderr, "%s: ", program);
+  vfprintf (stderr, format, ap);
+}
+
 int
 errmsg_usage (const char *program, const char *format, ...)
 {
   va_list ap;
 
-  fprintf (stderr, "%s: ", program);
   va_start (ap, format);
-  vfprintf (stderr, format, ap);
+  print_message (program, format, ap);
   va_end (ap);
   fprintf (stderr, "\nTry '%s --help' for more information.\n", program);
   return EXIT_FAILURE;
@@ -42,9 +50,8 @@ errmsg_print (const char *program, const char *format, ...)
 {
   va_list ap;
 
-  fprintf (stderr, "%s: ", program);
   va_start (ap, format);
-  vfprintf (stderr, format, ap);
+  print_message (program, format, ap);
   va_end (ap);
   putc ('\n', stderr);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "libsearch.h"
 #include "profile-read.h"
 #include "scope.h"
 
@@ -98,6 +99,12 @@ const char *carry_said (bool folded);
 /* Rewrite IN to OUT; see profcopy.c.  */
 int rewrite_one (const struct options *opts, const char *in, const char *out,
 		 bool main_program, size_t scope_index);
+
+/* The shared objects FILE needs, into *CLOSURE, searched as OPTS say
+   for the byte order BIG_ENDIAN; false, said, when FILE cannot be
+   read.  */
+bool find_needed (const struct options *opts, const char *file,
+		  bool big_endian, struct needed_closure *closure);
 
 /* whole.c: rewrite the program EXE and every shared object it needs
    into the directory OPTS->output, with the runtime.  Return the exit

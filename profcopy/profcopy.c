@@ -151,26 +151,38 @@ file_error (const char *file, const char *format, ...)
   fputc ('\n', stderr);
 }
 
-/* Print the shared objects FILE needs.  Return 0 if all were found.  */
+/* The shared objects FILE needs, into *CLOSURE (see cli.h).  */
 
-static int
-list_needed (const struct options *opts, const char *file, bool big_endian)
+bool
+find_needed (const struct options *opts, const char *file, bool big_endian,
+	     struct needed_closure *closure)
 {
   struct lib_search search;
-  struct needed_closure closure;
   char *err = NULL;
-  int status = 0;
 
   search.sysroot = opts->sysroot;
   search.library_path = opts->library_path;
   search.n_library_path = opts->n_library_path;
   search.big_endian = big_endian;
-  if (!lib_search_closure (&search, file, &closure, &err))
+  if (!lib_search_closure (&search, file, closure, &err))
     {
       file_error (file, "%s", err != NULL ? err : "cannot read");
       free (err);
-      return 1;
+      return false;
     }
+  return true;
+}
+
+/* Print the shared objects FILE needs.  Return 0 if all were found.  */
+
+static int
+list_needed (const struct options *opts, const char *file, bool big_endian)
+{
+  struct needed_closure closure;
+  int status = 0;
+
+  if (!find_needed (opts, file, big_endian, &closure))
+    return 1;
   for (size_t i = 0; i < closure.n_libs; i++)
     {
       const struct needed_lib *lib = &closure.libs[i];

@@ -352,7 +352,6 @@ int
 whole_program (const struct options *opts, const char *exe)
 {
   struct mips_object obj;
-  struct lib_search search;
   struct needed_closure closure;
   struct job *jobs;
   struct options chosen;
@@ -370,16 +369,8 @@ whole_program (const struct options *opts, const char *exe)
   big_endian = obj.big_endian;
   object_close (&obj);
 
-  search.sysroot = opts->sysroot;
-  search.library_path = opts->library_path;
-  search.n_library_path = opts->n_library_path;
-  search.big_endian = big_endian;
-  if (!lib_search_closure (&search, exe, &closure, &err))
-    {
-      file_error (exe, "%s", err != NULL ? err : "cannot read");
-      free (err);
-      return 1;
-    }
+  if (!find_needed (opts, exe, big_endian, &closure))
+    return 1;
   for (size_t i = 0; i < closure.n_libs; i++)
     if (closure.libs[i].path == NULL)
       {
