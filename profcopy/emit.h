@@ -86,7 +86,9 @@ struct snippet
 				   gp, if not gp (LLVM's code).  */
   bool gp_from_pc;		/* A translation where no register holds
 				   gp: it computes gp into regs[2] from a
-				   bal, ra saved meanwhile.  */
+				   bal, ra saved meanwhile...  */
+  bool ra_dead;			/* ... unless the jump is a call that
+				   sets ra itself.  */
 };
 
 /* New GOT entries after the counter chunks.  */

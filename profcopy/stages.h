@@ -37,8 +37,9 @@
 #define JUMP_NOTE_WORDS	16
 
 /* The words that compute gp for a translation from a bal
-   (struct snippet, gp_from_pc).  */
+   (struct snippet, gp_from_pc), and those of them that keep ra.  */
 #define GP_FROM_PC_WORDS	8
+#define GP_FROM_PC_RA_WORDS	4
 
 /* The flags of struct emitter's hooks.  */
 #define HOOK_SYSCALL	1

@@ -126,7 +126,8 @@ xlate_words (const struct emitter *e, const struct snippet *sn)
 {
   return 14 + (sn->guard ? gp_guard_words (e) : 0)
 	 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0)
-	 + (sn->gp_from_pc ? GP_FROM_PC_WORDS : 0);
+	 + (sn->gp_from_pc ? GP_FROM_PC_WORDS : 0)
+	 - (sn->gp_from_pc && sn->ra_dead ? GP_FROM_PC_RA_WORDS : 0);
 }
 
 /* One layout pass: fill map and insn_new and set text_size.  */

@@ -492,13 +492,20 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put_spill (c, sn);
   if (sn->gp_from_pc)
     {
-      /* base = the new gp, relative to a bal, ra kept below sp.  */
+      /* base = the new gp, relative to a bal, ra kept below sp unless
+	 the call sets it anyway.  */
       base = sn->regs[2];
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
-      put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+      if (!sn->ra_dead)
+	{
+	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+	}
       put_bal_address (c, base, g->gp);
-      put (c, itype (OP_LW, REG_SP, REG_RA, 0));
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+      if (!sn->ra_dead)
+	{
+	  put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+	}
     }
   if (sn->guard)
     put_gp_guard (c, base, x, r1, r2);

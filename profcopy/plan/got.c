@@ -810,6 +810,9 @@ plan_translations (struct emitter *e, char **errmsg)
 	sn->guard = guard;
 	sn->gp_reg = (uint8_t) held;
 	sn->gp_from_pc = from_pc;
+	/* A jalr writes ra itself: the bal may clobber it.  */
+	sn->ra_dead = from_pc && insn->kind == INSN_ICALL
+		      && insn->rd == REG_RA;
 	e->stats.n_xlate++;
 	e->n_xlate_guarded += guard;
       }
