@@ -246,6 +246,26 @@ uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 
 bool t9_dataflow (struct emitter *e, char **errmsg);
 
+/* plan/marks.c.  */
+
+/* Mark the system calls that call the runtime's syscall hook first
+   (exit_group, the exec calls, fork and clone).  */
+void mark_syscall_hooks (struct emitter *e);
+
+/* Mark the indirect jumps, calls and returns that note themselves for
+   the runtime before they jump (--poison-original).  */
+void mark_jump_notes (struct emitter *e);
+
+/* Give every bal over data its long form, LONG_DATA_BAL.  */
+void mark_data_bals (struct emitter *e);
+
+/* Mark the words inside ll/sc sequences (in_llsc).  */
+void mark_llsc (struct emitter *e);
+
+/* Mark the entry and exit probes of --calls; false when out of
+   memory.  */
+bool mark_probes (struct emitter *e);
+
 /* plan/placement.c.  */
 
 void choose_regs (struct snippet *p, uint64_t dead, unsigned need,

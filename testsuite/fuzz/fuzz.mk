@@ -38,7 +38,8 @@ LIB_SOURCES = \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
 	profcopy/analyse/regstate.c profcopy/analyse/t9state.c \
 	profcopy/plan/placement.c \
-	profcopy/plan/got.c profcopy/plan/plan.c profcopy/emit/layout.c \
+	profcopy/plan/got.c profcopy/plan/plan.c profcopy/plan/marks.c \
+	profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/branches.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
