@@ -50,11 +50,11 @@ mark_entries (const struct analysis *a, unsigned char *entry)
 
 /* Mark in ENTRY too every block of A that no other block reaches (no
    branch, jump, call's return, fall-through but from padding, or
-   switch table) and that is not padding itself: if it runs, code from elsewhere entered it with
-   registers this object cannot know.  glibc's makecontext computes its
-   trampoline from t9 and stores it as the new context's return
-   address; the trampoline starts with another function's gp and
-   t9.  */
+   switch table) and that is not padding itself: if it runs, code from
+   elsewhere entered it with registers this object cannot know.
+   glibc's makecontext computes its trampoline from t9 and stores it as
+   the new context's return address; the trampoline starts with
+   another function's gp and t9.  */
 
 void
 mark_outside_blocks (const struct analysis *a, unsigned char *entry)

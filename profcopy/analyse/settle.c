@@ -238,12 +238,12 @@ called_through (struct finder *f, const struct insn *def, unsigned reg,
    jumped to (the other value is then another way to the same page, or
    the path that brings it is not one: regflow does not know which
    calls never return; and a function entered by bal with its old
-   address in t9 would compute a wrong gp).  A loop's own increment of the register brings
-   its value back to the increment (Debian's coreutils tail: `lw
-   s2,%got(x)(gp)` on one path into a loop, whose `addiu s2,s2,88` then
-   looked like the GOT page plus the %lo of code, and the copy's
-   changed addiu broke the loop); a reference left alone is translated
-   where it is jumped to.  */
+   address in t9 would compute a wrong gp).  A loop's own increment of
+   the register brings its value back to the increment (Debian's
+   coreutils tail: `lw s2,%got(x)(gp)` on one path into a loop, whose
+   `addiu s2,s2,88` then looked like the GOT page plus the %lo of code,
+   and the copy's changed addiu broke the loop); a reference left alone
+   is translated where it is jumped to.  */
 
 bool
 settle_pending (struct finder *f)

@@ -175,8 +175,8 @@ mark_outside_entries (const struct analysis *a, const uint8_t *closed,
 }
 
 /* Set OUTSIDE_IN[i] for every block that no direct branch, no fall but
-   from padding, no call of INTO, no return of a call that BACK says comes back and no
-   switch-table jump that is an edge reaches:
+   from padding, no call of INTO, no return of a call that BACK says
+   comes back and no switch-table jump that is an edge reaches:
    whatever runs it comes from outside (a function that no symbol or
    table names, run through a code pointer that the run-time translation
    catches).  */

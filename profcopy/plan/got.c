@@ -88,8 +88,8 @@ got_target_entry (struct new_got *g, uint32_t target)
     }
   if (!grow_index (g))
     return (uint32_t) -1;
-  g->target_of[g->n_targets] = target;
-  *index_slot (g, target) = ++g->n_targets;
+  g->target_of[g->n_targets++] = target;
+  *index_slot (g, target) = g->n_targets;
   g->n_new = g->n_fixed + g->n_targets;
   return g->n_new - 1;
 }
