@@ -511,6 +511,65 @@ read_build_id (struct mips_object *obj)
       find_build_id (obj, obj->sections[i].offset, obj->sections[i].size);
 }
 
+/* The bytes of OBJ's .got that are its primary GOT: all of it but for
+   the secondary GOTs of a multi-GOT object, which follow the primary
+   one and whose entries, unlike the primary one's, ld.so relocates
+   through R_MIPS_REL32 relocations (GNU ld, elfxx-mips.c): all but
+   their first two words.  */
+
+static uint32_t
+primary_got_size (const struct mips_object *obj)
+{
+  uint64_t abi = obj->dyn.local_gotno;
+  uint32_t size = obj->got_size;
+
+  if (obj->dyn.symtabno > obj->dyn.gotsym)
+    abi += obj->dyn.symtabno - obj->dyn.gotsym;
+  for (size_t i = 0; i < obj->n_dynrelocs; i++)
+    {
+      uint32_t off = obj->dynrelocs[i].offset - obj->got_addr;
+      if (obj->dynrelocs[i].type == R_MIPS_REL32 && off < size
+	  && off >= 4 * abi)
+	size = off & ~3u;
+    }
+  /* A secondary GOT starts with two reserved words, as the primary
+     does, which have no relocation.  */
+  if (size < obj->got_size && size >= 4 * abi + 8)
+    size -= 8;
+  return size;
+}
+
+static int
+compare_u64 (const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *) pa, b = *(const uint64_t *) pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Index the R_MIPS_REL32 relocations of OBJ's secondary GOTs by offset
+   (object_got_slot).  False when out of memory.  */
+
+static bool
+index_got_relocs (struct mips_object *obj)
+{
+  uint32_t start = obj->got_addr + obj->got_primary;
+  uint32_t end = obj->got_addr + obj->got_size;
+  size_t n = 0;
+
+  if (obj->got_primary >= obj->got_size)
+    return true;
+  obj->got_relocs = malloc ((obj->n_dynrelocs + 1) * sizeof *obj->got_relocs);
+  if (obj->got_relocs == NULL)
+    return false;
+  for (size_t i = 0; i < obj->n_dynrelocs; i++)
+    if (obj->dynrelocs[i].type == R_MIPS_REL32
+	&& obj->dynrelocs[i].offset >= start && obj->dynrelocs[i].offset < end)
+      obj->got_relocs[n++] = (uint64_t) obj->dynrelocs[i].offset << 32 | i;
+  qsort (obj->got_relocs, n, sizeof *obj->got_relocs, compare_u64);
+  obj->n_got_relocs = n;
+  return true;
+}
+
 /* Set the GOT range and $gp of OBJ.  False with *ERRMSG when the
    dynamic section's GOT counts do not fit the GOT it has.  */
 
@@ -548,6 +607,9 @@ find_got_and_gp (struct mips_object *obj, char **errmsg)
       obj->got_addr = obj->dyn.pltgot;
       obj->got_size = n * 4 <= UINT32_MAX ? (uint32_t) (n * 4) : 0;
     }
+  obj->got_primary = primary_got_size (obj);
+  if (!index_got_relocs (obj))
+    return object_error (errmsg, "out of memory");
 
   for (i = 0; i < obj->n_symbols; i++)
     if (!obj->symbols[i].dynamic && strcmp (obj->symbols[i].name, "_gp") == 0)
@@ -727,6 +789,7 @@ object_close (struct mips_object *obj)
   free (obj->dyn.needed);
   free (obj->symbols);
   free (obj->dynrelocs);
+  free (obj->got_relocs);
   free (obj->fdes);
   free (obj->alloc_by_addr);
   memset (obj, 0, sizeof *obj);
@@ -849,6 +912,60 @@ object_is_code (const struct mips_object *obj, uint32_t vaddr)
   const struct object_section *s = object_section_at (obj, vaddr);
 
   return s != NULL && (s->flags & SHF_EXECINSTR) != 0;
+}
+
+enum got_slot_kind
+object_got_slot (const struct mips_object *obj, uint32_t slot,
+		 uint32_t *value, uint32_t *primary)
+{
+  uint32_t off = slot - obj->got_addr, n_local = obj->dyn.local_gotno;
+  uint32_t n_global = obj->dyn.symtabno > obj->dyn.gotsym
+		      ? obj->dyn.symtabno - obj->dyn.gotsym : 0;
+  const struct object_dynreloc *r;
+  size_t lo = 0, hi = obj->n_got_relocs;
+  uint32_t word;
+
+  *primary = (uint32_t) -1;
+  if ((off & 3) != 0 || off >= obj->got_size
+      || !object_read_word (obj, slot, &word))
+    return GOT_SLOT_NONE;
+  if (off < obj->got_primary)
+    {
+      *value = word;
+      if (off / 4 < n_local)
+	return GOT_SLOT_LOCAL;
+      if (off / 4 - n_local >= n_global)
+	return GOT_SLOT_NONE;
+      *primary = off / 4;
+      return GOT_SLOT_GLOBAL;
+    }
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (obj->got_relocs[mid] >> 32 < slot)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo == obj->n_got_relocs || obj->got_relocs[lo] >> 32 != slot)
+    return GOT_SLOT_NONE;
+  r = &obj->dynrelocs[(uint32_t) obj->got_relocs[lo]];
+  if (r->sym == 0)
+    {
+      *value = word;
+      return GOT_SLOT_LOCAL;
+    }
+  /* ld.so adds a symbol from DT_MIPS_GOTSYM on its primary GOT entry,
+     any other its value (glibc's elf_machine_reloc).  */
+  if (r->sym >= obj->dyn.gotsym && r->sym - obj->dyn.gotsym < n_global)
+    {
+      *primary = n_local + (r->sym - obj->dyn.gotsym);
+      if (!object_got_entry (obj, *primary, value))
+	return GOT_SLOT_NONE;
+      *value += word;
+      return GOT_SLOT_GLOBAL;
+    }
+  return GOT_SLOT_NONE;
 }
 
 /* Set *VALUE to the I'th GOT word of OBJ.  */

@@ -118,6 +118,15 @@ struct mips_object
   size_t n_fdes;
 
   uint32_t got_addr, got_size;	/* The .got section (or DT_PLTGOT).  */
+  uint32_t got_primary;		/* Bytes of .got from got_addr that are the
+				   primary GOT (the one DT_PLTGOT names,
+				   TLS entries included); the rest are
+				   secondary GOTs (GNU ld's multi-GOT),
+				   each with a gp of its own.  */
+  uint64_t *got_relocs;		/* Secondary GOTs: their R_MIPS_REL32
+				   relocations, each its offset << 32 |
+				   its index in dynrelocs, sorted.  */
+  size_t n_got_relocs;
   uint32_t gp;			/* The value of $gp: _gp, else GOT + 0x7ff0.  */
   uint32_t build_id_len;
   const unsigned char *build_id; /* NT_GNU_BUILD_ID descriptor, or NULL.  */
@@ -218,6 +227,40 @@ const struct object_symbol **object_dynsyms_by_index
 
 /* True if VADDR lies in an allocated executable section (SHF_EXECINSTR).  */
 bool object_is_code (const struct mips_object *obj, uint32_t vaddr);
+
+/* What a GOT word holds (object_got_slot).  */
+enum got_slot_kind
+{
+  GOT_SLOT_NONE,		/* Not a GOT entry, or a TLS one.  */
+  GOT_SLOT_LOCAL,		/* An address ld.so moves by the load bias.  */
+  GOT_SLOT_GLOBAL		/* A symbol's address.  */
+};
+
+/* The GOT entry of OBJ at address SLOT, in the primary GOT or in a
+   secondary one: its kind, and in *VALUE its link-time contents (a
+   global entry of a secondary GOT: its primary entry's, which ld.so
+   copies into it).  *PRIMARY is the index of the primary GOT's entry
+   that holds the same value (a global entry), or (uint32_t) -1.  */
+enum got_slot_kind object_got_slot (const struct mips_object *obj,
+				    uint32_t slot, uint32_t *value,
+				    uint32_t *primary);
+
+/* Whether OBJ has secondary GOTs (GNU ld's multi-GOT).  */
+static inline bool
+object_multi_got (const struct mips_object *obj)
+{
+  return obj->got_primary < obj->got_size;
+}
+
+/* Whether GP is the gp of one of OBJ's secondary GOTs: 0x7ff0 past a
+   word of them.  */
+static inline bool
+object_is_secondary_gp (const struct mips_object *obj, uint32_t gp)
+{
+  uint32_t off = gp - 0x7ff0 - obj->got_addr;
+
+  return (off & 3) == 0 && off >= obj->got_primary && off < obj->got_size;
+}
 
 /* The I'th GOT entry's link-time contents; false if out of range.  */
 bool object_got_entry (const struct mips_object *obj, uint32_t i,

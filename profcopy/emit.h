@@ -28,13 +28,20 @@ struct prof_object;
 
 /* The new GOT: the old one with new local entries inserted after the
    old local ones, so that gp-relative offsets below the old global
-   entries keep their meaning and the others move up by 4 * N_NEW.  */
+   entries keep their meaning and the others move up by 4 * N_NEW.  A
+   multi-GOT object's GOTs are full up to gp's reach (GNU ld fills the
+   primary one so): they stay in place (IN_PLACE), and the new entries
+   exist only as values.  */
 struct new_got
 {
   uint32_t addr;		/* Link-time address of the new GOT.  */
   uint32_t gp;			/* addr + 0x7ff0.  */
   uint32_t n_old_local;		/* DT_MIPS_LOCAL_GOTNO of the original.  */
-  uint32_t n_old;		/* Words of the original .got.  */
+  uint32_t n_old;		/* Words of the original's primary GOT.  */
+  bool in_place;		/* A multi-GOT object: every GOT stays where
+				   it is, and the copy's code, whose gp is
+				   never the new GOT's, computes the new
+				   entries' values (put_got_value_at).  */
   uint32_t n_new;		/* Entries inserted: the counter chunks, then
 				   the new addresses of code.  */
   uint32_t *new_values;		/* Their link-time values.  */
@@ -150,10 +157,16 @@ enum gotref_form
 				   the function saved in its frame.  */
   GOTREF_TMP,			/* lui r,%hi(D); addiu r,r,%lo(D); addu y,x,r
 				   with r dead (GOTREF_REG).  */
-  GOTREF_ABS			/* lui y,%hi(new f); addiu y,y,%lo(new f):
+  GOTREF_ABS,			/* lui y,%hi(new f); addiu y,y,%lo(new f):
 				   the addiu of a fixed-address lui/addiu
 				   pair (RELOC_HI_LO), whose gotref_slot is
 				   f itself, with no GOT entry.  */
+  GOTREF_T9,			/* lui y,%hi(E); addiu y,y,%lo(E);
+				   addu y,y,t9, where t9 holds the new
+				   address of the function's entry and E is
+				   new f less that (t9_valid).  */
+  GOTREF_PC			/* bal; lui y; addu y,y,ra; addiu y,y: new f
+				   relative to the bal, where ra is dead.  */
 };
 #define GOTREF_KIND(f)	((f) & 7)
 /* Written before the branch whose delay slot it is, which then holds a
@@ -296,6 +309,9 @@ struct emitter
 				   a slot that may not hold a valid gp.  */
   uint8_t *t9_valid;		/* t9 holds the new address of the entry of
 				   the word's function.  */
+  uint32_t *t9_const;		/* Per block, from the layout on (or NULL):
+				   the original code address t9 holds on
+				   every way in, or 0 (t9_constants).  */
 
   struct count_plan *plans;	/* Per block.  */
   unsigned char *returns;	/* Per function: may return to its caller

@@ -96,24 +96,6 @@ profiled_runs (const struct rewriter *rw, const struct profile_set *set,
   return runs;
 }
 
-/* True if OBJ has more than one GOT (GNU ld's multi-GOT, when the
-   entries outgrow the 64 KiB that gp reaches): the secondary GOTs
-   follow the primary one in .got, and their entries, unlike the
-   primary one's, have R_MIPS_REL32 dynamic relocations.  The functions
-   that use a secondary GOT set gp to it (their prologues' _gp_disp is
-   from it), while the analysis knows one gp only.  */
-
-static bool
-multi_got (const struct mips_object *obj)
-{
-  for (size_t i = 0; i < obj->n_dynrelocs; i++)
-    if (obj->dynrelocs[i].type == R_MIPS_REL32
-	&& obj->dynrelocs[i].offset >= obj->got_addr
-	&& obj->dynrelocs[i].offset - obj->got_addr < obj->got_size)
-      return true;
-  return false;
-}
-
 /* Analyse the object at IN_PATH into RW, and start the liveness of
    its registers (emit_narrow_liveness) in a thread of its own.  */
 
@@ -130,13 +112,6 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
     {
       *errmsg = strdup ("already profiled (it is a copy that profcopy"
 			" wrote); give profcopy the original");
-      return false;
-    }
-  if (multi_got (&rw->a.obj))
-    {
-      *errmsg = strdup ("it has several GOTs (the linker's multi-GOT), "
-			"with a gp of their own; rewriting such an object "
-			"is not supported yet");
       return false;
     }
   /* Liveness comes with emit_narrow_liveness.  */

@@ -203,7 +203,8 @@ bool calls_noreturn (const struct emitter *e, const unsigned char *returns,
 
 bool find_returning (const struct emitter *e, unsigned char *returns);
 
-long got_slot (const struct mips_object *obj, const struct insn *insn);
+long got_slot (const struct mips_object *obj, const struct reloc_table *t,
+	       const struct insn *insn);
 
 const struct object_symbol *slot_symbol (const struct mips_object *obj,
 					 const struct object_symbol *const *dyn,
@@ -245,6 +246,16 @@ uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			const struct insn *insn);
 
 bool t9_dataflow (struct emitter *e, char **errmsg);
+
+/* Fill T9[i] (one per block) with the original code address that t9
+   holds on every way into block i, or 0.  */
+void t9_constants (const struct emitter *e, uint32_t *t9);
+
+/* Whether t9 holds TARGET at INSN, the control instruction that ends
+   block B, given T9 (t9_constants).  */
+bool t9_holds_at (const struct emitter *e, const uint32_t *t9,
+		  const struct block *b, const struct insn *insn,
+		  uint32_t target);
 
 /* plan/marks.c.  */
 
@@ -323,6 +334,8 @@ bool finish_got (struct emitter *e, char **errmsg);
 void mark_entered (struct emitter *e);
 
 long got_load_slot (const struct emitter *e, const struct insn *insn);
+bool got_load_value (const struct emitter *e, const struct insn *insn,
+		     uint32_t *value);
 
 bool t9_holds (const struct emitter *e, const struct insn *insn,
 	       uint32_t target);
@@ -387,6 +400,9 @@ bool has_base (const struct insn *insn);
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
 uint32_t gp_guard_words (const struct emitter *e);
+
+/* Words of a translation's load of a new GOT entry's value.  */
+uint32_t got_value_words (const struct emitter *e);
 
 /* emit/branches.c.  */
 

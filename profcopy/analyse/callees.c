@@ -100,7 +100,7 @@ t9_written (const struct callee_finder *f, const struct block *b,
       *none = true;
       return 0;
     }
-  if ((k = got_slot (&f->a->obj, w)) >= 0 && w->rt == REG_T9)
+  if ((k = got_slot (&f->a->obj, &f->a->relocs, w)) >= 0 && w->rt == REG_T9)
     return 1 + (uint64_t) k;
   if (w->op == OP_ADDIU && w->rs == REG_T9 && f->n_got_refs > 0)
     {
@@ -494,7 +494,7 @@ find_tail_calls (const struct analysis *a, const uint32_t *got_entry,
       if (w == NULL)
 	continue;
       if (w->rt == REG_T9)
-	fn = got_function (cfg, got_entry, got_slot (&a->obj, w));
+	fn = got_function (cfg, got_entry, got_slot (&a->obj, &a->relocs, w));
       if (w->op == OP_ADDIU && w->rs == REG_T9 && w->rt == REG_T9)
 	for (size_t k = 0; k < a->relocs.n_entries && fn == NULL; k++)
 	  if (a->relocs.entries[k].type == RELOC_GOT_REF

@@ -196,18 +196,28 @@ find_returning (const struct emitter *e, unsigned char *returns)
   return true;
 }
 
-/* The index of the GOT slot of OBJ that INSN, a `lw x,off(gp)', loads,
-   or -1.  */
+/* The index of the GOT slot of OBJ that INSN, a `lw x,off(gp)' (or off
+   a register that holds gp: T's gp_bases), loads, or -1; in a multi-GOT
+   object's code of a secondary GOT (T's gp regions), the primary GOT's
+   entry of the same symbol, or -1 for a local entry.  */
 
 long
-got_slot (const struct mips_object *obj, const struct insn *insn)
+got_slot (const struct mips_object *obj, const struct reloc_table *t,
+	  const struct insn *insn)
 {
-  uint32_t slot = obj->gp + (uint32_t) insn->imm;
+  uint32_t gp = reloc_table_gp_at (t, insn->addr), value, primary;
+  uint32_t slot = gp + (uint32_t) insn->imm;
 
-  if (insn->op != OP_LW || insn->rs != REG_GP || slot < obj->got_addr
+  if (insn->op != OP_LW
+      || (insn->rs != REG_GP
+	  && !reloc_table_holds_gp (t, insn->addr, insn->rs))
+      || slot < obj->got_addr
       || slot >= obj->got_addr + obj->got_size)
     return -1;
-  return (long) ((slot - obj->got_addr) / 4);
+  if (gp == obj->gp)
+    return (long) ((slot - obj->got_addr) / 4);
+  return object_got_slot (obj, slot, &value, &primary) == GOT_SLOT_GLOBAL
+	 ? (long) primary : -1;
 }
 
 /* Functions of the C and C++ libraries that never return: a call of
@@ -266,7 +276,7 @@ calls_noreturn_import (const struct emitter *e, const struct block *b,
 	load = insn;
     }
   if (load == NULL
-      || (sym = slot_symbol (obj, dyn, n, got_slot (obj, load))) == NULL
+      || (sym = slot_symbol (obj, dyn, n, got_slot (obj, &e->a->relocs, load))) == NULL
       || sym->shndx != SHN_UNDEF)
     return false;
   name = sym->name;
@@ -790,7 +800,7 @@ find_narrowable (struct narrowing *n)
 
 	  if (x == NULL)
 	    continue;
-	  fn = got_function (cfg, n->got_entry, got_slot (obj, x));
+	  fn = got_function (cfg, n->got_entry, got_slot (obj, &n->a->relocs, x));
 	  if (fn != NULL && !classify_ref (n, at, x->rt, fn))
 	    return false;
 	}

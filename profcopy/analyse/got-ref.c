@@ -497,11 +497,15 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	 across a noreturn call or a path the program never takes met a
 	 register that holds another value there (fd-find: pages 0xc0000
 	 and 0x20000, in the middle of functions, were moved, and every
-	 %lo reference through them went astray).  */
+	 %lo reference through them went astray).  Not a page of a
+	 secondary GOT, which the copy leaves as it is (plan_got's
+	 moved_pages are the primary GOT's).  */
       else if (slot_addr != 0 && !maybe
 	       && (u->kind == INSN_IJUMP || u->kind == INSN_ICALL)
 	       && u->rs == reg && object_is_code (obj, c)
-	       && ((c & 0xffff) != 0 || (known_entry (f, c) && in_function)))
+	       && ((c & 0xffff) != 0
+		   || (known_entry (f, c) && in_function
+		       && slot_addr - obj->got_addr < obj->got_primary)))
 	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
     }
   free (use);
@@ -657,10 +661,6 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   struct finder f = { 0 };
   /* Only a fixed-address program builds code addresses with luis.  */
   bool fixed = obj->e_type != ET_DYN;
-  uint32_t local_end = obj->got_addr + 4 * obj->dyn.local_gotno;
-  uint32_t global_end = local_end + 4 * (obj->dyn.symtabno > obj->dyn.gotsym
-					 ? obj->dyn.symtabno - obj->dyn.gotsym
-					 : 0);
   bool ok = true;
   size_t first = table->n_entries;
 
@@ -668,7 +668,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   f.code = code;
   f.table = table;
   f.rf = rf;
-  f.slot_done = calloc (obj->dyn.local_gotno + 1, 1);
+  f.slot_done = calloc (obj->got_size / 4 + 1, 1);
   f.funcs = function_entries (table, &f.n_funcs);
   if (f.slot_done == NULL || f.funcs == NULL)
     {
@@ -692,10 +692,11 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 	      && (insn->rs == REG_GP
 		  || reloc_table_holds_gp (table, insn->addr, insn->rs)))
 	    {
-	      uint32_t slot = obj->gp + (uint32_t) insn->imm, value;
-	      if (slot >= local_end && slot < global_end
-		  && object_got_entry (obj, (slot - obj->got_addr) / 4,
-				       &value))
+	      uint32_t slot = reloc_table_gp_at (table, insn->addr)
+			      + (uint32_t) insn->imm, value, primary;
+	      enum got_slot_kind kind = object_got_slot (obj, slot, &value,
+							 &primary);
+	      if (kind == GOT_SLOT_GLOBAL)
 		{
 		  /* A global entry: the symbol's address (of its lazy
 		     stub when undefined), the new one once ld.so has
@@ -703,9 +704,7 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
 		  ok = note_value (&f, insn, insn->rt, value);
 		  continue;
 		}
-	      if (slot < obj->got_addr || slot >= local_end
-		  || !object_got_entry (obj, (slot - obj->got_addr) / 4,
-					&value))
+	      if (kind != GOT_SLOT_LOCAL)
 		continue;
 	      ok = follow_constant (&f, insn, insn->rt, value, slot,
 				    insn->addr, false);

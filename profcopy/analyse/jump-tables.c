@@ -349,10 +349,10 @@ prove_bound (struct finder *f, const struct jump_table *t)
 /* The target of table word WORD.  */
 
 static uint32_t
-table_target (const struct mips_object *obj, const struct jump_table *t,
+table_target (const struct reloc_table *table, const struct jump_table *t,
 	      uint32_t word)
 {
-  return t->kind == TABLE_GPREL ? obj->gp + word
+  return t->kind == TABLE_GPREL ? reloc_table_gp_at (table, t->add) + word
 	 : t->kind == TABLE_LABEL ? t->label + word : word;
 }
 
@@ -485,7 +485,7 @@ emit_tables (struct finder *f)
 	  uint32_t word, target;
 	  if (!object_read_word (obj, a, &word))
 	    break;
-	  target = table_target (obj, t, word);
+	  target = table_target (f->table, t, word);
 	  if (target < lo || target >= hi || (target & 3)
 	      || !object_is_code (obj, target))
 	    break;
@@ -503,7 +503,7 @@ emit_tables (struct finder *f)
 	{
 	  uint32_t word;
 	  bool code = object_read_word (obj, t->base + 4 * k, &word)
-		      && object_is_code (obj, table_target (obj, t, word));
+		      && object_is_code (obj, table_target (f->table, t, word));
 	  if (code && all_code == k)
 	    all_code++;
 	  else if (code)
@@ -520,9 +520,10 @@ emit_tables (struct finder *f)
 	  e.type = RELOC_JUMP_TABLE;
 	  e.via = t->kind == TABLE_GPREL ? VIA_GPREL
 		  : t->kind == TABLE_LABEL ? VIA_LABEL : VIA_ABS;
-	  e.base = t->label;
+	  e.base = t->kind == TABLE_GPREL ? reloc_table_gp_at (f->table, t->add)
+		   : t->label;
 	  e.addr = t->base + 4 * k;
-	  e.target = table_target (obj, t, word);
+	  e.target = table_target (f->table, t, word);
 	  e.aux = t->base;
 	  e.aux2 = t->jr;
 	  e.info = count;

@@ -24,13 +24,17 @@
    write of gp and every call make it unknown.  A reload is valid only
    when its slot holds a valid gp: one that gp_check_reloads found may
    not (E->gp_untrusted) makes gp unknown, as in musl's _init, which
-   saves and restores its caller's gp without computing its own.  */
+   saves and restores its caller's gp without computing its own.  In a
+   multi-GOT object, nothing makes gp valid.  */
 
 bool
 gp_step (const struct emitter *e, bool valid, const struct insn *insn)
 {
   if (!(insn->writes & R (REG_GP)))
     return valid;
+  /* A multi-GOT object keeps its GOTs (struct new_got, in_place).  */
+  if (object_multi_got (&e->a->obj))
+    return false;
   if (insn->word == ADDU_GP_GP_T9 || insn->word == ADDU_GP_GP_RA
       || is_llvm_gp_addu (&e->a->relocs, insn))
     return true;

@@ -29,4 +29,10 @@ const struct object_symbol *reloc_dynsym (const struct mips_object *obj,
 bool find_code_refs (const struct mips_object *obj, const struct code *code,
 		     struct reloc_table *table);
 
+/* The gp regions of a multi-GOT object, from TABLE's prologues, FDEs
+   and entries and OBJ's function symbols (gp-regions.c); also sets
+   TABLE's gp.  False on allocation failure.  */
+bool find_gp_regions (const struct mips_object *obj, const struct code *code,
+		      struct reloc_table *table);
+
 #endif /* PROFCOPY_RELOC_FINDERS_H */

@@ -140,13 +140,32 @@ find_prologues (const struct mips_object *obj, const struct code *code,
 	      || sec->insns[i + 1].rt != lui->rt)
 	    continue;
 	  e.info = (lui->word << 16) + (uint32_t) (int32_t) (int16_t) w2;
+	  e.aux = obj->gp;
 	  if ((lui->word & LUI_GP_MASK) == LUI_GP
 	      && (w3 == ADDU_GP_GP_T9 || w3 == ADDU_GP_GP_RA))
-	    e.via = w3 == ADDU_GP_GP_T9 ? VIA_T9 : VIA_RA;
-	  else if (obj->gp - e.info == lui->addr
+	    {
+	      e.via = w3 == ADDU_GP_GP_T9 ? VIA_T9 : VIA_RA;
+	      /* A multi-GOT object's function that uses a secondary GOT
+		 computes that GOT's gp, taken to be from its first
+		 word (GCC's .cpload).  */
+	      if (e.via == VIA_T9
+		  && object_is_secondary_gp (obj, lui->addr + e.info))
+		e.aux = lui->addr + e.info;
+	      /* Else the primary GOT's, from a function just before
+		 (GCC puts .cpload first): in a multi-GOT object, any other
+		 could be a secondary GOT's computed further on, which this
+		 cannot tell.  */
+	      else if (e.via == VIA_T9 && object_multi_got (obj)
+		       && obj->gp - e.info - lui->addr + 64 > 64
+		       && table->bad_prologue == 0)
+		table->bad_prologue = lui->addr;
+	    }
+	  else if ((obj->gp - e.info == lui->addr
+		    || object_is_secondary_gp (obj, lui->addr + e.info))
 		   && (addu = llvm_prologue_addu (sec, i)) != NULL)
 	    {
 	      e.via = VIA_T9;
+	      e.aux = lui->addr + e.info;
 	      e.aux2 = addu->addr;
 	    }
 	  else
@@ -154,8 +173,7 @@ find_prologues (const struct mips_object *obj, const struct code *code,
 	  e.type = RELOC_PROLOGUE;
 	  e.addr = lui->addr;
 	  e.index = lui->rt;
-	  e.target = obj->gp - e.info;
-	  e.aux = obj->gp;
+	  e.target = e.aux - e.info;
 	  if (!reloc_table_add (table, &e))
 	    return false;
 	}
@@ -200,6 +218,12 @@ find_data (const struct mips_object *obj, struct reloc_table *table)
       uint32_t word, symval = 0;
 
       if (r->type != R_MIPS_REL32 || !object_read_word (obj, r->offset, &word))
+	continue;
+      /* A secondary GOT's page (a multi-GOT object): find_code_refs
+	 decides from its uses, as for the primary's (find_got_slots).  */
+      if (r->sym == 0 && (word & 0xffff) == 0
+	  && r->offset - obj->got_addr >= obj->got_primary
+	  && r->offset - obj->got_addr < obj->got_size)
 	continue;
       if (r->sym != 0)
 	{
@@ -498,6 +522,7 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
       || !find_got_slots (obj, table)
       || !find_symbols (obj, table)
       || !find_entries (obj, table)
+      || !find_gp_regions (obj, code, table)
       /* It bounds jump tables with the function entries above.  */
       || !find_code_refs (obj, code, table)
       /* Last: it takes the addresses that all the others found.  */
@@ -505,6 +530,15 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
     {
       reloc_table_free (table);
       *errmsg = strdup ("out of memory building the relocation table");
+      return false;
+    }
+  if (table->bad_prologue != 0)
+    {
+      if (asprintf (errmsg, "0x%08x: a gp prologue of a multi-GOT object "
+		    "that is not at its function's start; rewriting such "
+		    "an object is not supported yet", table->bad_prologue) < 0)
+	*errmsg = NULL;
+      reloc_table_free (table);
       return false;
     }
   /* An object without code addresses has no table at all.  */
@@ -537,6 +571,7 @@ void
 reloc_table_free (struct reloc_table *table)
 {
   free (table->gp_bases);
+  free (table->gp_regions);
   free (table->values);
   free (table->unsure);
   free (table->entries);

@@ -62,7 +62,8 @@ struct reloc_entry
   uint32_t aux2;		/* GOT slot contents, jr address, pc_end.  */
   uint32_t index;		/* Symbol index; a gp-relative switch table's
 				   entry: the addu of gp.  */
-  uint32_t base;		/* VIA_LABEL: the label the offsets start at.  */
+  uint32_t base;		/* VIA_LABEL: the label the offsets start at;
+				   VIA_GPREL: the gp they are from.  */
   const char *name;		/* Symbol name.  */
   uint8_t type;			/* enum reloc_type.  */
   uint8_t via;			/* enum reloc_via.  */
@@ -103,6 +104,15 @@ struct reloc_table
      anywhere (find_narrowable).  */
   uint32_t *unsure;
   size_t n_unsure, alloc_unsure;
+  /* The object's gp, and where its code uses another: a multi-GOT
+     object's functions that set gp to a secondary GOT's (gp-regions.c),
+     each region its start << 32 | its gp, sorted.  */
+  uint32_t gp;
+  uint64_t *gp_regions;
+  size_t n_gp_regions;
+  /* A gp prologue of a multi-GOT object whose GOT cannot be told
+     (find_prologues), or 0.  */
+  uint32_t bad_prologue;
 };
 
 /* Build the relocation information table of OBJ, whose executable
@@ -129,6 +139,10 @@ reloc_table_holds_gp (const struct reloc_table *table, uint32_t addr,
 {
   return reg != 0 && reloc_table_gp_base (table, addr) == reg;
 }
+
+/* The gp that the code at ADDR uses: the object's, or a secondary
+   GOT's (struct reloc_table, gp_regions).  */
+uint32_t reloc_table_gp_at (const struct reloc_table *table, uint32_t addr);
 
 /* The name --dump-relocs uses for TYPE.  */
 const char *reloc_type_name (enum reloc_type type);

@@ -137,7 +137,8 @@ writer_is_other (struct finder *f, const struct insn *x,
   /* A load of the same GOT slot or the same lui gives the same
      constant.  */
   if (slot_addr != 0 && x->op == OP_LW && x->rs == REG_GP
-      && f->obj->gp + (uint32_t) x->imm == slot_addr)
+      && reloc_table_gp_at (f->table, x->addr) + (uint32_t) x->imm
+	 == slot_addr)
     return false;
   if (slot_addr == 0 && x->op == OP_LUI && (uint32_t) x->imm << 16 == c)
     return false;

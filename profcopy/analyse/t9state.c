@@ -37,7 +37,7 @@ uint32_t
 t9_const_step (const struct emitter *e, uint32_t value,
 	       const struct insn *insn)
 {
-  long w, slot;
+  long w;
   uint32_t v;
 
   if (!(insn->writes & R (REG_T9)))
@@ -47,9 +47,7 @@ t9_const_step (const struct emitter *e, uint32_t value,
       && (GOTREF_KIND (e->gotref_form[w]) == GOTREF_ABS
 	  || e->gotref_slot[w] - 1 >= e->got.n_fixed))
     return gotref_target (e, w);
-  slot = got_load_slot (e, insn);
-  if (insn->rt == REG_T9 && slot >= 0
-      && object_got_entry (&e->a->obj, (uint32_t) slot, &v))
+  if (insn->rt == REG_T9 && got_load_value (e, insn, &v))
     return v;
   return 0;
 }
@@ -58,7 +56,7 @@ t9_const_step (const struct emitter *e, uint32_t value,
    block i whatever the way in, or 0: a forward dataflow within
    functions (1 marks "not reached yet").  */
 
-static void
+void
 t9_constants (const struct emitter *e, uint32_t *t9)
 {
   const struct analysis *a = e->a;
@@ -190,7 +188,7 @@ t9_constants (const struct emitter *e, uint32_t *t9)
    control instruction ending block B (delay slot included), given the
    block constants T9.  */
 
-static bool
+bool
 t9_holds_at (const struct emitter *e, const uint32_t *t9,
 	     const struct block *b, const struct insn *insn, uint32_t target)
 {

@@ -124,7 +124,8 @@ invert_branch (uint32_t word)
 static uint32_t
 xlate_words (const struct emitter *e, const struct snippet *sn)
 {
-  return 14 + (sn->guard ? gp_guard_words (e) : 0)
+  return 11 + 3 * got_value_words (e) - (e->fixed_address ? 3 : 0)
+	 + (sn->guard ? gp_guard_words (e) : 0)
 	 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0)
 	 + (sn->gp_from_pc ? GP_FROM_PC_WORDS : 0)
 	 - (sn->gp_from_pc && sn->ra_dead ? GP_FROM_PC_RA_WORDS : 0);
@@ -354,6 +355,13 @@ layout_pass (struct emitter *e)
 	      pc += 4 * leaving_words (e, &p->taken_s);
 	      island_add (&isl, pc);
 	    }
+	  else if (!e->single && p->taken_s.n_spill == 0)
+	    {
+	      /* The increment leaves by a branch-likely and its slot, which
+		 put_snippet writes before it notes the increment.  */
+	      pc += 4 * snippet_words (e, &p->taken_s) + 4 * 2;
+	      island_add (&isl, pc);
+	    }
 	  else
 	    {
 	      pc += 4 * snippet_words (e, &p->taken_s);
@@ -412,6 +420,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   uint64_t dead, moved = 0;
   unsigned reg;
   uint32_t k;
+  bool t9_entry;
 
   if (b == NULL || t == NULL || slot == NULL || !(call || jump || cond))
     goto none;
@@ -420,15 +429,27 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   if (gotref_before_words (e, w) != 0)
     moved = R (slot->rt) | R (slot->rs)
 	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_TMP
-	       ? R (GOTREF_REG (e->gotref_form[w + 1])) : 0);
+	       ? R (GOTREF_REG (e->gotref_form[w + 1])) : 0)
+	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_T9
+	       ? R (REG_T9) : 0)
+	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_PC
+	       ? R (REG_RA) : 0);
   if ((call || jump) && !(moved & R (REG_T9))
-      && ((pro != NULL && pro->via == VIA_T9 && pro->target == insn->target)
-	  || t9_holds (e, insn, insn->target)))
+      && t9_holds (e, insn, insn->target))
     {
       /* t9 holds the target: the only way the original can work.  */
       e->layout.long_kind[w] = LONG_T9;
       return true;
     }
+  /* The target computes its gp from t9, which the original must have
+     set to it, though no GOT load or got-ref shows that here (clang's
+     code moves it from a register that got a GOT page plus %lo the
+     analysis did not follow): t9 gets the target's new address, as the
+     target expects, not the old one it may hold.  */
+  t9_entry = (call || jump) && !(moved & R (REG_T9))
+	     && pro != NULL && pro->via == VIA_T9
+	     && pro->target == insn->target
+	     && !((slot->reads | slot->writes) & R (REG_T9));
 
   /* For a call, R is written before the slot runs, so it must be dead
      at the branch; for a jump or branch the slot runs first (it is
@@ -457,7 +478,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   /* A jump's register reaches the target, where t9 may still count.  */
   if (!call)
     dead &= ~keep_t9 (e, insn->target);
-  reg = dead_reg (dead);
+  reg = t9_entry ? REG_T9 : dead_reg (dead);
   if (reg == 0 && !call && t->start == insn->target)
     {
       /* Nothing is free at the target: save at and ra, and land on a
@@ -494,6 +515,29 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   return false;
 }
 
+/* Whether INSN, word W, is a direct call or jump to a function that
+   computes its gp from t9 (struct reloc_entry, VIA_T9) while nothing
+   shows that t9 holds that function's address there (t9_holds): the
+   copy may then hold the old one, from which the function would
+   compute a wrong gp, and the long form sets t9 (choose_long).  Only
+   where the GOTs stay in place (struct new_got): GCC's code, which
+   these are most of elsewhere, sets t9 with the call's own got-ref,
+   and libc would pay 463 long calls more for nothing.  */
+
+static bool
+t9_unproven (const struct emitter *e, const struct insn *insn, long w)
+{
+  const struct reloc_entry *pro;
+
+  if ((insn->kind != INSN_CALL && insn->kind != INSN_JUMP)
+      || (insn->flags & INSN_F_COND) || !e->got.in_place
+      || gotref_before_words (e, w) != 0)
+    return false;
+  pro = prologue_at (&e->a->relocs, insn->target);
+  return pro != NULL && pro->via == VIA_T9 && pro->target == insn->target
+	 && !t9_holds (e, insn, insn->target);
+}
+
 /* The plan whose increment leaves by the branch INSN, or NULL.  */
 
 static struct count_plan *
@@ -515,6 +559,18 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
   const struct code *code = &e->a->code;
 
   e->layout.text_addr = text_addr;
+  /* What t9 holds where a long call may go through it (t9_holds), now
+     that the got-ref forms are known.  */
+  if (!e->fixed_address && e->t9_const == NULL)
+    {
+      e->t9_const = malloc ((e->a->cfg.n_blocks + 1) * sizeof *e->t9_const);
+      if (e->t9_const == NULL)
+	{
+	  *errmsg = strdup ("out of memory");
+	  return false;
+	}
+      t9_constants (e, e->t9_const);
+    }
   for (int pass = 0; pass < 32; pass++)
     {
       bool changed = false;
@@ -548,7 +604,8 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
 				  ? e->layout.retarget[w]
 				  : emit_map (e, insn->target))
 		       - (int64_t) (e->layout.insn_new[w] + 4)) / 4;
-		if (off >= -32768 && off <= 32767)
+		if (off >= -32768 && off <= 32767
+		    && !t9_unproven (e, insn, w))
 		  continue;
 	      }
 	    if ((jp = jump_plan (e, insn)) != NULL)

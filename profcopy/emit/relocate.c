@@ -75,10 +75,18 @@ apply_relocs (struct rewriter *rw)
 	case RELOC_JUMP_TABLE:
 	  patch_word (rw, r->addr,
 		      r->via == VIA_GPREL
-		      ? emit_map (e, r->target) - e->got.gp
+		      ? emit_map (e, r->target) - (r->base == obj->gp
+						   ? e->got.gp : r->base)
 		      : r->via == VIA_LABEL
 		      ? emit_map (e, r->target) - emit_map (e, r->base)
 		      : emit_map (e, r->target));
+	  break;
+	case RELOC_GOT:
+	  /* A GOT that stays in place (struct new_got) gets the new
+	     address in its entry, which ld.so moves by the load bias (a
+	     secondary GOT's through its R_MIPS_REL32 relocation).  */
+	  if (e->got.in_place)
+	    patch_word (rw, r->addr, emit_map (e, r->target));
 	  break;
 	default:
 	  break;
@@ -117,7 +125,7 @@ move_got_relocs (struct rewriter *rw)
   const struct mips_object *obj = &rw->a.obj;
   const struct new_got *g = &rw->e.got;
 
-  for (uint32_t off = 0; off + 8 <= obj->dyn.relsz; off += 8)
+  for (uint32_t off = 0; !g->in_place && off + 8 <= obj->dyn.relsz; off += 8)
     {
       unsigned char *p = image_word (rw, obj->dyn.rel + off);
       uint32_t r_offset;
@@ -162,7 +170,7 @@ dynamic_value (const struct rewriter *rw, uint32_t tag, uint32_t val)
     case DT_PLTGOT:
       return e->got.addr;
     case DT_MIPS_LOCAL_GOTNO:
-      return val + e->got.n_new;
+      return e->got.in_place ? val : val + e->got.n_new;
     case DT_INIT:
     case DT_FINI:
       return emit_map (e, val);

@@ -135,7 +135,8 @@ new_got_index (const struct new_got *g, uint32_t i)
   return i < g->n_old_local ? i : i + g->n_new;
 }
 
-/* Fill the new GOT at OFF in the segment.  */
+/* Fill the new GOT at OFF in the segment, or, where the GOTs stay in
+   place, only the values of its new entries.  */
 
 void
 build_got (struct rewriter *rw, size_t off)
@@ -146,7 +147,7 @@ build_got (struct rewriter *rw, size_t off)
   unsigned char *got = rw->sb.buf + off;
   bool be = obj->big_endian;
 
-  for (uint32_t i = 0; i < g->n_old; i++)
+  for (uint32_t i = 0; !g->in_place && i < g->n_old; i++)
     {
       uint32_t v = 0;
       object_got_entry (obj, i, &v);
@@ -156,7 +157,7 @@ build_got (struct rewriter *rw, size_t off)
 	v = emit_map (&rw->e, v);
       put32 (got + 4 * new_got_index (g, i), v, be);
     }
-  for (size_t k = 0; k < t->n_entries; k++)
+  for (size_t k = 0; !g->in_place && k < t->n_entries; k++)
     if (t->entries[k].type == RELOC_GOT
 	&& t->entries[k].index < g->n_old_local)
       put32 (got + 4 * t->entries[k].index,
@@ -168,7 +169,7 @@ build_got (struct rewriter *rw, size_t off)
   g->new_values[GOT_OLD_END (g)] = rw->e.old_end;
   for (uint32_t k = 0; k < g->n_targets; k++)
     g->new_values[g->n_fixed + k] = emit_map (&rw->e, g->target_of[k]);
-  for (uint32_t k = 0; k < g->n_new; k++)
+  for (uint32_t k = 0; !g->in_place && k < g->n_new; k++)
     put32 (got + 4 * (g->n_old_local + k), g->new_values[k], be);
 }
 
@@ -555,13 +556,15 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
 			 + offsetof (struct pc_segment_header, syscall_hook);
   e->seg.jump_note_slot = sb->vaddr + (uint32_t) at->hdr
 		      + offsetof (struct pc_segment_header, jump_note);
-  at->got = seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
+  at->got = e->got.in_place ? 0
+	    : seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
   /* The window right after the GOT, within gp's reach.  */
   if (e->n_window > 0)
     at->window = seg_reserve (sb, emit_window_entry (e) * e->n_window, 8);
   if (at->got == (size_t) -1 || at->window == (size_t) -1)
     return no_memory (errmsg);
-  e->got.addr = sb->vaddr + (uint32_t) at->got;
+  e->got.addr = e->got.in_place ? obj->got_addr
+		: sb->vaddr + (uint32_t) at->got;
   e->seg.window = sb->vaddr + (uint32_t) at->window;
   if (e->n_window > 0)
     {
@@ -573,7 +576,7 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
   rw->map_addr = sb->vaddr + (uint32_t) at->map;
   if (!build_eh (rw, errmsg))
     return false;
-  e->got.gp = e->got.addr + 0x7ff0;
+  e->got.gp = e->got.in_place ? obj->gp : e->got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
     return false;
@@ -607,9 +610,10 @@ add_sections (struct rewriter *rw, const struct seg_parts *at)
 		 vaddr + (uint32_t) at->derive, derive_size (e), 4);
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 	       e->seg.counters, 8 * n_counters (e), 16);
-  move_section_header (rw, ".got", e->got.addr,
-		       seg_file_offset (rw, at->got),
-		       4 * (e->got.n_old + e->got.n_new));
+  if (!e->got.in_place)
+    move_section_header (rw, ".got", e->got.addr,
+			 seg_file_offset (rw, at->got),
+			 4 * (e->got.n_old + e->got.n_new));
   if (rw->dyn_addr != 0)
     {
       move_section_header (rw, ".dynamic", rw->dyn_addr,

@@ -151,6 +151,21 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
       put (c, enc_addu (insn->rt, insn->rs, r));
       break;
+    case GOTREF_T9:
+      {
+	const struct cfg *cfg = &e->a->cfg;
+	const struct block *b = cfg_block_at (cfg, insn->addr);
+	f = g->target_of[k - g->n_fixed];
+	d = emit_map (e, f) - emit_map (e, cfg->funcs[b->func].entry);
+	split_hi_lo (d, &hi, &lo);
+	put (c, itype (OP_LUI, 0, insn->rt, hi));
+	put (c, itype (OP_ADDIU, insn->rt, insn->rt, (uint32_t) lo));
+	put (c, enc_addu (insn->rt, insn->rt, REG_T9));
+      }
+      break;
+    case GOTREF_PC:
+      put_bal_address (c, insn->rt, emit_map (e, g->target_of[k - g->n_fixed]));
+      break;
     case GOTREF_ABS:
       split_hi_lo (emit_map (e, e->gotref_slot[w]), &hi, &lo);
       put (c, itype (OP_LUI, 0, insn->rt, hi));
@@ -258,8 +273,9 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	  return true;
 	}
     }
-  /* gp-relative references to the old GOT's global part move up.  */
-  if (has_base (insn)
+  /* gp-relative references to the old GOT's global part move up, but
+     for GOTs that stay in place (struct new_got).  */
+  if (has_base (insn) && !g->in_place
       && (insn->rs == REG_GP
 	  || reloc_table_holds_gp (&e->a->relocs, insn->addr, insn->rs)))
     {
@@ -307,7 +323,9 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
   r = prologue_at (t, is_lui ? insn->addr : insn->addr - 4);
   if (r == NULL || insn->rt != r->index)
     return false;
-  info = e->got.gp - emit_map (e, r->target);
+  /* A multi-GOT object's function keeps its GOT's gp (struct new_got,
+     in_place).  */
+  info = (e->got.in_place ? r->aux : e->got.gp) - emit_map (e, r->target);
   if (is_lui)
     put (c, itype (OP_LUI, 0, r->index, ((info + 0x8000) >> 16) & 0xffff));
   else
@@ -334,9 +352,19 @@ is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn)
   return false;
 }
 
+/* Words of put_got_value_at.  */
+
+uint32_t
+got_value_words (const struct emitter *e)
+{
+  return e->fixed_address ? 2 : e->got.in_place ? 3 : 1;
+}
+
 /* Put into REG the run-time value of the new GOT entry K: loaded off
-   BASE, which holds gp, or, in a fixed-address object, its value as a
-   constant.  */
+   BASE, which holds gp; in a fixed-address object, its value as a
+   constant; where the GOT stays in place (struct new_got), its value's
+   distance from gp added to BASE, as ld.so would have added the load
+   bias to the entry.  */
 
 static void
 put_got_value_at (struct cursor *c, unsigned base, unsigned reg, uint32_t k)
@@ -345,14 +373,22 @@ put_got_value_at (struct cursor *c, unsigned base, unsigned reg, uint32_t k)
   uint32_t hi;
   int32_t lo;
 
-  if (!c->e->fixed_address)
+  if (c->e->fixed_address)
     {
-      put (c, itype (OP_LW, base, reg, 4 * (g->n_old_local + k) - 0x7ff0));
+      split_hi_lo (g->new_values[k], &hi, &lo);
+      put (c, itype (OP_LUI, 0, reg, hi));
+      put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
       return;
     }
-  split_hi_lo (g->new_values[k], &hi, &lo);
-  put (c, itype (OP_LUI, 0, reg, hi));
-  put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
+  if (g->in_place)
+    {
+      split_hi_lo (g->new_values[k] - g->gp, &hi, &lo);
+      put (c, itype (OP_LUI, 0, reg, hi));
+      put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
+      put (c, enc_addu (reg, reg, base));
+      return;
+    }
+  put (c, itype (OP_LW, base, reg, 4 * (g->n_old_local + k) - 0x7ff0));
 }
 
 /* The start that the syscall hook's call and the jump note share: sp
@@ -433,7 +469,7 @@ put_jump_note (struct cursor *c, uint32_t addr)
 uint32_t
 gp_guard_words (const struct emitter *e)
 {
-  return e->fixed_address ? 13 : 11;
+  return 9 + 2 * got_value_words (e);
 }
 
 /* Write the gp guard of a translation of register X with the scratch
@@ -451,7 +487,7 @@ put_gp_guard (struct cursor *c, unsigned base, unsigned x, unsigned r1,
 {
   const struct emitter *e = c->e;
   const struct new_got *g = &e->got;
-  uint32_t hi, start_words = e->fixed_address ? 2 : 1;
+  uint32_t hi, start_words = got_value_words (e);
   int32_t lo;
 
   split_hi_lo (e->a->obj.gp - g->gp, &hi, &lo);
@@ -486,6 +522,9 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   const struct new_got *g = &e->got;
   unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
   unsigned base = sn->gp_reg != 0 ? sn->gp_reg : REG_GP;
+  /* The words from the first branch's slot and the second's to the
+     end.  */
+  uint32_t vw = got_value_words (e), tail = e->fixed_address ? 1 : 4;
   uint32_t hi;
   int32_t lo;
 
@@ -513,10 +552,10 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
      r1 = x - start.  */
   put_got_value_at (c, base, r1, GOT_OLD_END (g));
   put (c, rtype (FUNCT_SLTU, x, r1, r1, 0));
-  put (c, itype (OP_BEQ, r1, 0, e->fixed_address ? 10 : 11)); /* beqz */
+  put (c, itype (OP_BEQ, r1, 0, 2 * vw + 5 + tail));	/* beqz */
   put_got_value_at (c, base, r2, GOT_OLD_START (g));
   put (c, rtype (FUNCT_SLTU, x, r2, r1, 0));
-  put (c, itype (OP_BNE, r1, 0, e->fixed_address ? 6 : 8)); /* bnez */
+  put (c, itype (OP_BNE, r1, 0, vw + 3 + tail));	/* bnez */
   put (c, rtype (FUNCT_SUBU, x, r2, r1, 0));
   /* x = the map's entry: the new address at link time, to which a
      loaded object adds its bias, start - the link-time start.  */
@@ -760,6 +799,7 @@ emit_free (struct emitter *e)
   free (e->gotref_form);
   free (e->gp_valid);
   free (e->t9_valid);
+  free (e->t9_const);
   free (e->gp_saved);
   free (e->gp_untrusted);
   free (e->layout.long_kind);

@@ -101,6 +101,7 @@ bool
 got_has_room (const struct new_got *g, uint32_t target)
 {
   return find_target (g, target) != (uint32_t) -1
+	 || g->in_place
 	 || (uint64_t) 4 * (g->n_old + g->n_new + 1) <= GOT_REACH;
 }
 
@@ -116,7 +117,8 @@ plan_got (struct emitter *e, char **errmsg)
   uint32_t bad;
 
   g->n_old_local = obj->dyn.local_gotno;
-  g->n_old = obj->got_size / 4;
+  g->n_old = obj->got_primary / 4;
+  g->in_place = object_multi_got (obj);
   /* The counters of the blocks, then those of the branch edges.  */
   g->n_chunks = (uint32_t) (((a->cfg.n_blocks + 2 * e->n_edge_candidates)
 			     * 8 + 0xffff) / 0x10000);
@@ -221,7 +223,7 @@ finish_got (struct emitter *e, char **errmsg)
 {
   struct new_got *g = &e->got;
 
-  if ((uint64_t) 4 * (g->n_old + g->n_new) > GOT_REACH)
+  if (!g->in_place && (uint64_t) 4 * (g->n_old + g->n_new) > GOT_REACH)
     {
       *errmsg = strdup ("the GOT would outgrow gp's 64 KiB reach");
       return false;
@@ -304,19 +306,47 @@ last_writer (const struct emitter *e, const struct insn *insn, unsigned reg)
 long
 got_load_slot (const struct emitter *e, const struct insn *insn)
 {
-  return got_slot (&e->a->obj, insn);
+  return got_slot (&e->a->obj, &e->a->relocs, insn);
+}
+
+/* Whether INSN loads a GOT entry, of the primary GOT or a secondary
+   one, and if so its link-time value in *VALUE (object_got_slot).  */
+
+bool
+got_load_value (const struct emitter *e, const struct insn *insn,
+		uint32_t *value)
+{
+  const struct reloc_table *t = &e->a->relocs;
+  uint32_t primary;
+
+  if (insn->op != OP_LW
+      || (insn->rs != REG_GP
+	  && !reloc_table_holds_gp (t, insn->addr, insn->rs)))
+    return false;
+  return object_got_slot (&e->a->obj, reloc_table_gp_at (t, insn->addr)
+			  + (uint32_t) insn->imm, value, &primary)
+	 != GOT_SLOT_NONE;
 }
 
 /* True if t9 holds the original code address TARGET when the branch
    INSN runs: its last write loads TARGET from the GOT or is a GOT
-   reference to TARGET.  */
+   reference to TARGET, or, where another way enters on the way back to
+   that write, t9 holds TARGET on every way into INSN's block
+   (e->t9_const).  */
 
 bool
 t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
 {
   const struct insn *p = last_writer (e, insn, REG_T9);
+  const struct block *b;
 
-  return p != NULL && target != 0 && t9_const_step (e, 0, p) == target;
+  if (target == 0)
+    return false;
+  if (p != NULL)
+    return t9_const_step (e, 0, p) == target;
+  b = cfg_block_at (&e->a->cfg, insn->addr);
+  return e->t9_const != NULL && b != NULL
+	 && t9_holds_at (e, e->t9_const, b, insn, target);
 }
 
 /* True if register REG holds a new code address (or data) when INSN
@@ -328,9 +358,10 @@ static bool
 reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
 {
   const struct insn *p = last_writer (e, insn, reg);
+  uint32_t value;
 
   return p != NULL && (e->gotref_slot[emit_word_index (e, p->addr)] != 0
-		       || got_load_slot (e, p) >= 0);
+		       || got_load_value (e, p, &value));
 }
 
 /* The blocks that lead into each block of a CFG, for got_on_all_paths:
@@ -405,6 +436,7 @@ got_on_all_paths (const struct emitter *e, const struct preds *p,
   const struct cfg *cfg = &e->a->cfg;
   const struct code *code = &e->a->code;
   const struct block *b = &cfg->blocks[bi];
+  uint32_t value;
 
   if (--*budget < 0)
     return false;
@@ -415,7 +447,7 @@ got_on_all_paths (const struct emitter *e, const struct preds *p,
 	return false;
       if (q->writes & R (reg))
 	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
-	       || got_load_slot (e, q) >= 0;
+	       || got_load_value (e, q, &value);
     }
   if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
     return false;
@@ -452,7 +484,8 @@ gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
   const struct code *code = &e->a->code;
   const struct block *b = &cfg->blocks[bi];
 
-  if (--*budget < 0)
+  /* A multi-GOT object's gp is never the new one (struct new_got).  */
+  if (--*budget < 0 || e->got.in_place)
     return false;
   for (uint32_t x = at; x > b->start; x -= 4)
     {
@@ -621,6 +654,20 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 					   | GOTREF_WITH_REG (dead_reg (dead)));
 	    continue;
 	  }
+	/* From the function's entry, where t9 still holds it.  */
+	if (insn->rt != REG_T9 && e->t9_valid[emit_word_index (e, at)])
+	  {
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_T9);
+	    continue;
+	  }
+	/* From a bal, where nothing reads ra (before a call, say).  */
+	if (insn->rt != REG_RA
+	    && !(cfg_live_at (code, cfg, b, at) & R (REG_RA))
+	    && (ctl == NULL || !(ctl->reads & R (REG_RA))))
+	  {
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_PC);
+	    continue;
+	  }
       unsafe:
 	/* A register that an earlier GOT load of the block read as gp
 	   (LLVM's code keeps its gp in s0, say, while $28 holds what its
@@ -643,8 +690,16 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 		continue;
 	      }
 	  }
-	/* Left as it was: right only if gp is valid after all.  */
+	/* Left as it was: right only if gp is valid after all.  Never so
+	   in a multi-GOT object (struct new_got, in_place), where the
+	   addiu stays as it is and makes the old address, which a call
+	   through it translates.  */
 	e->stats.n_gotref_unsafe++;
+	if (e->got.in_place)
+	  {
+	    e->gotref_slot[w] = 0;
+	    e->gotref_form[w] = 0;
+	  }
       }
   ok = true;
  out:
@@ -713,6 +768,10 @@ gp_holder_before (const struct emitter *e, const struct block *b,
 {
   uint64_t written = 0;
 
+  /* A multi-GOT object's registers never hold the new gp (struct
+     new_got).  */
+  if (e->got.in_place)
+    return 0;
   while (at > b->start)
     {
       const struct insn *insn = code_insn_at (&e->a->code, at -= 4);
@@ -778,7 +837,9 @@ plan_translations (struct emitter *e, char **errmsg)
 	   register holding gp; left as it was, the call ran the original
 	   code).  */
 	no_gp = b != NULL && !e->gp_valid[w] && !e->fixed_address;
-	read_gp = no_gp && gp_read_before (e, b, insn->addr);
+	/* Not in a multi-GOT object (struct new_got, in_place).  */
+	read_gp = no_gp && !e->got.in_place
+		  && gp_read_before (e, b, insn->addr);
 	held = no_gp && !read_gp ? gp_holder_before (e, b, insn->addr) : 0;
 	if (held == insn->rs)
 	  held = 0;

@@ -27,7 +27,10 @@ gotref_words (const struct emitter *e, long w)
     {
     case GOTREF_ADD:
     case GOTREF_TMP:
+    case GOTREF_T9:
       return 3;
+    case GOTREF_PC:
+      return 4;
     case GOTREF_SAVED:
     case GOTREF_ABS:
       return 2;

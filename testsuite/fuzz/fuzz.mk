@@ -30,7 +30,7 @@ LIB_SOURCES = \
 	common/array.c common/errmsg.c common/version.c \
 	profcopy/analyse/reloc-table.c profcopy/analyse/got-ref.c \
 	profcopy/analyse/settle.c \
-	profcopy/analyse/gp-bases.c \
+	profcopy/analyse/gp-bases.c profcopy/analyse/gp-regions.c \
 	profcopy/analyse/jump-tables.c \
 	profcopy/analyse/regflow.c profcopy/analyse/analysis.c \
 	profcopy/dump.c profcopy/plan/derive.c profcopy/plan/estimate.c \

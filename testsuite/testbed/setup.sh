@@ -55,7 +55,7 @@ wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
 	libmagic-mgc bash grep sed gawk tar diffutils xz-utils zstd lz4
 	brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
 	findutils cpio patch dc ed bsdextrautils ruby3.1 libruby3.1
-	p7zip-full ripgrep fd-find cpp-12"
+	p7zip-full ripgrep fd-find cpp-12 llvm-15"
 
 log ()
 {
