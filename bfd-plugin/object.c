@@ -562,11 +562,33 @@ index_got_relocs (struct mips_object *obj)
   if (obj->got_relocs == NULL)
     return false;
   for (size_t i = 0; i < obj->n_dynrelocs; i++)
-    if (obj->dynrelocs[i].type == R_MIPS_REL32
-	&& obj->dynrelocs[i].offset >= start && obj->dynrelocs[i].offset < end)
+    if (obj->dynrelocs[i].offset >= start && obj->dynrelocs[i].offset < end)
       obj->got_relocs[n++] = (uint64_t) obj->dynrelocs[i].offset << 32 | i;
   qsort (obj->got_relocs, n, sizeof *obj->got_relocs, compare_u64);
   obj->n_got_relocs = n;
+  /* Each secondary GOT starts with two reserved words, the only ones
+     with no relocation but for the second word of a TLS entry: the
+     last two of every run of two or more words without one.  */
+  obj->got_starts = malloc ((obj->got_size - obj->got_primary) / 8
+			    * sizeof *obj->got_starts + 1);
+  if (obj->got_starts == NULL)
+    return false;
+  obj->n_got_starts = 0;
+  for (uint32_t a = start, run = 0, k = 0; a <= end; a += 4)
+    {
+      bool relocated = false;
+      while (k < n && obj->got_relocs[k] >> 32 < a)
+	k++;
+      relocated = a < end && k < n && obj->got_relocs[k] >> 32 == a;
+      if (!relocated && a < end)
+	{
+	  run++;
+	  continue;
+	}
+      if (run >= 2 && a < end)
+	obj->got_starts[obj->n_got_starts++] = a - 8;
+      run = 0;
+    }
   return true;
 }
 
@@ -790,6 +812,7 @@ object_close (struct mips_object *obj)
   free (obj->symbols);
   free (obj->dynrelocs);
   free (obj->got_relocs);
+  free (obj->got_starts);
   free (obj->fdes);
   free (obj->alloc_by_addr);
   memset (obj, 0, sizeof *obj);
@@ -950,6 +973,8 @@ object_got_slot (const struct mips_object *obj, uint32_t slot,
   if (lo == obj->n_got_relocs || obj->got_relocs[lo] >> 32 != slot)
     return GOT_SLOT_NONE;
   r = &obj->dynrelocs[(uint32_t) obj->got_relocs[lo]];
+  if (r->type != R_MIPS_REL32)
+    return GOT_SLOT_NONE;
   if (r->sym == 0)
     {
       *value = word;

@@ -123,10 +123,12 @@ struct mips_object
 				   TLS entries included); the rest are
 				   secondary GOTs (GNU ld's multi-GOT),
 				   each with a gp of its own.  */
-  uint64_t *got_relocs;		/* Secondary GOTs: their R_MIPS_REL32
-				   relocations, each its offset << 32 |
-				   its index in dynrelocs, sorted.  */
+  uint64_t *got_relocs;		/* Secondary GOTs: their relocations,
+				   each its offset << 32 | its index in
+				   dynrelocs, sorted.  */
   size_t n_got_relocs;
+  uint32_t *got_starts;		/* The secondary GOTs' addresses, sorted.  */
+  size_t n_got_starts;
   uint32_t gp;			/* The value of $gp: _gp, else GOT + 0x7ff0.  */
   uint32_t build_id_len;
   const unsigned char *build_id; /* NT_GNU_BUILD_ID descriptor, or NULL.  */
@@ -252,14 +254,15 @@ object_multi_got (const struct mips_object *obj)
   return obj->got_primary < obj->got_size;
 }
 
-/* Whether GP is the gp of one of OBJ's secondary GOTs: 0x7ff0 past a
-   word of them.  */
+/* Whether GP is the gp of one of OBJ's secondary GOTs: 0x7ff0 past
+   its start.  */
 static inline bool
 object_is_secondary_gp (const struct mips_object *obj, uint32_t gp)
 {
-  uint32_t off = gp - 0x7ff0 - obj->got_addr;
-
-  return (off & 3) == 0 && off >= obj->got_primary && off < obj->got_size;
+  for (size_t i = 0; i < obj->n_got_starts; i++)
+    if (obj->got_starts[i] + 0x7ff0 == gp)
+      return true;
+  return false;
 }
 
 /* The I'th GOT entry's link-time contents; false if out of range.  */

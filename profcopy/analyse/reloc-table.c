@@ -152,9 +152,9 @@ find_prologues (const struct mips_object *obj, const struct code *code,
 		  && object_is_secondary_gp (obj, lui->addr + e.info))
 		e.aux = lui->addr + e.info;
 	      /* Else the primary GOT's, from a function just before
-		 (GCC puts .cpload first): in a multi-GOT object, any other
-		 could be a secondary GOT's computed further on, which this
-		 cannot tell.  */
+		 (GCC puts .cpload first, and _gp_disp is from the lui): in
+		 a multi-GOT object, any other could be a secondary GOT's
+		 computed from somewhere else, which this cannot tell.  */
 	      else if (e.via == VIA_T9 && object_multi_got (obj)
 		       && obj->gp - e.info - lui->addr + 64 > 64
 		       && table->bad_prologue == 0)
@@ -535,8 +535,9 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
   if (table->bad_prologue != 0)
     {
       if (asprintf (errmsg, "0x%08x: a gp prologue of a multi-GOT object "
-		    "that is not at its function's start; rewriting such "
-		    "an object is not supported yet", table->bad_prologue) < 0)
+		    "that gives none of its GOTs' gp from its own address; "
+		    "rewriting such an object is not supported yet",
+		    table->bad_prologue) < 0)
 	*errmsg = NULL;
       reloc_table_free (table);
       return false;
