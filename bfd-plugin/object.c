@@ -546,14 +546,13 @@ compare_u64 (const void *pa, const void *pb)
   return a < b ? -1 : a > b;
 }
 
-/* Index the R_MIPS_REL32 relocations of OBJ's secondary GOTs by offset
-   (object_got_slot).  False when out of memory.  */
+/* Index the relocations of OBJ's secondary GOTs by offset
+   (object_got_slot) and find where each of them starts.  False when
+   out of memory.  */
 
 static bool
 index_got_relocs (struct mips_object *obj)
 {
-  uint32_t start = obj->got_addr + obj->got_primary;
-  uint32_t end = obj->got_addr + obj->got_size;
   size_t n = 0;
 
   if (obj->got_primary >= obj->got_size)
@@ -562,7 +561,8 @@ index_got_relocs (struct mips_object *obj)
   if (obj->got_relocs == NULL)
     return false;
   for (size_t i = 0; i < obj->n_dynrelocs; i++)
-    if (obj->dynrelocs[i].offset >= start && obj->dynrelocs[i].offset < end)
+    if (obj->dynrelocs[i].offset - obj->got_addr >= obj->got_primary
+	&& obj->dynrelocs[i].offset - obj->got_addr < obj->got_size)
       obj->got_relocs[n++] = (uint64_t) obj->dynrelocs[i].offset << 32 | i;
   qsort (obj->got_relocs, n, sizeof *obj->got_relocs, compare_u64);
   obj->n_got_relocs = n;
@@ -574,18 +574,18 @@ index_got_relocs (struct mips_object *obj)
   if (obj->got_starts == NULL)
     return false;
   obj->n_got_starts = 0;
-  for (uint32_t a = start, run = 0, k = 0; a <= end; a += 4)
+  for (uint64_t off = obj->got_primary, run = 0, k = 0;
+       off + 4 <= obj->got_size; off += 4)
     {
-      bool relocated = false;
+      uint32_t a = obj->got_addr + (uint32_t) off;
       while (k < n && obj->got_relocs[k] >> 32 < a)
 	k++;
-      relocated = a < end && k < n && obj->got_relocs[k] >> 32 == a;
-      if (!relocated && a < end)
+      if (k == n || obj->got_relocs[k] >> 32 != a)
 	{
 	  run++;
 	  continue;
 	}
-      if (run >= 2 && a < end)
+      if (run >= 2)
 	obj->got_starts[obj->n_got_starts++] = a - 8;
       run = 0;
     }

@@ -100,7 +100,8 @@ struct finder
   struct regflow *rf;
   struct jump_table *tables;
   size_t n_tables, alloc_tables;
-  unsigned char *slot_done;	/* Local GOT slots already entered.  */
+  unsigned char *slot_done;	/* GOT slots already entered.  */
+  uint32_t n_slot_done;
   struct spill *spills;
   size_t n_spills, alloc_spills;
   struct pending_ref *pending;

@@ -279,7 +279,7 @@ add_got_slot (struct finder *f, uint32_t i, uint32_t slot_addr,
 {
   struct reloc_entry e = { 0 };
 
-  if (f->slot_done[i])
+  if (i >= f->n_slot_done || f->slot_done[i])
     return true;
   f->slot_done[i] = 1;
   e.type = RELOC_GOT;
@@ -668,7 +668,11 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   f.code = code;
   f.table = table;
   f.rf = rf;
-  f.slot_done = calloc (obj->got_size / 4 + 1, 1);
+  /* The GOT's words that the file holds (its size may come from the
+     dynamic section alone).  */
+  f.n_slot_done = obj->got_size / 4 < obj->size / 4 ? obj->got_size / 4
+		  : (uint32_t) (obj->size / 4);
+  f.slot_done = calloc (f.n_slot_done + 1, 1);
   f.funcs = function_entries (table, &f.n_funcs);
   if (f.slot_done == NULL || f.funcs == NULL)
     {
@@ -679,7 +683,8 @@ find_code_refs_1 (const struct mips_object *obj, const struct code *code,
   /* Slots already entered by their value alone.  */
   for (size_t i = 0; i < table->n_entries; i++)
     if (table->entries[i].type == RELOC_GOT
-	&& table->entries[i].index < obj->dyn.local_gotno)
+	&& table->entries[i].index < obj->dyn.local_gotno
+	&& table->entries[i].index < f.n_slot_done)
       f.slot_done[table->entries[i].index] = 1;
 
   for (size_t s = 0; ok && s < code->n_sections; s++)

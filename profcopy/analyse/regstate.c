@@ -426,6 +426,11 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
     }
   for (size_t i = 0; i < n; i++)
     gp_block (e, &cfg->blocks[i], in[i], true);
+  /* A multi-GOT object's gp is never the new one (struct new_got,
+     in_place), not even where the dataflow stays optimistic (a cycle
+     that nothing enters, the code after a call that trusts gp).  */
+  if (object_multi_got (&a->obj))
+    memset (e->gp_valid, 0, e->n_words);
   free (dirty);
   free (ret_fell);
   free (entry);

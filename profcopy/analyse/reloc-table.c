@@ -155,7 +155,7 @@ find_prologues (const struct mips_object *obj, const struct code *code,
 		 (GCC puts .cpload first, and _gp_disp is from the lui): in
 		 a multi-GOT object, any other could be a secondary GOT's
 		 computed from somewhere else, which this cannot tell.  */
-	      else if (e.via == VIA_T9 && object_multi_got (obj)
+	      else if (object_multi_got (obj)
 		       && obj->gp - e.info - lui->addr + 64 > 64
 		       && table->bad_prologue == 0)
 		table->bad_prologue = lui->addr;

@@ -460,8 +460,9 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
     gp = slot->op == OP_LW && slot->rs == REG_SP;
   else
     gp = e->gp_valid[w];
-  /* A GOT that cannot take another entry leaves the bal form.  */
-  if (gp && !got_has_room (&e->got, insn->target))
+  /* A GOT that cannot take another entry leaves the bal form, and so
+     do GOTs that stay in place, whose gp is never the new one.  */
+  if (gp && (e->got.in_place || !got_has_room (&e->got, insn->target)))
     gp = false;
   if (call)
     dead = ~cfg_live_at (code, cfg, b, insn->addr);
@@ -528,10 +529,12 @@ static bool
 t9_unproven (const struct emitter *e, const struct insn *insn, long w)
 {
   const struct reloc_entry *pro;
+  const struct insn *slot = code_insn_at (&e->a->code, insn->addr + 4);
 
   if ((insn->kind != INSN_CALL && insn->kind != INSN_JUMP)
       || (insn->flags & INSN_F_COND) || !e->got.in_place
-      || gotref_before_words (e, w) != 0)
+      || gotref_before_words (e, w) != 0 || slot == NULL
+      || ((slot->reads | slot->writes) & R (REG_T9)))
     return false;
   pro = prologue_at (&e->a->relocs, insn->target);
   return pro != NULL && pro->via == VIA_T9 && pro->target == insn->target

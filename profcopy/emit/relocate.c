@@ -84,13 +84,26 @@ apply_relocs (struct rewriter *rw)
 	case RELOC_GOT:
 	  /* A GOT that stays in place (struct new_got) gets the new
 	     address in its entry, which ld.so moves by the load bias (a
-	     secondary GOT's through its R_MIPS_REL32 relocation).  */
-	  if (e->got.in_place)
+	     secondary GOT's through its R_MIPS_REL32 relocation); not a
+	     page, which the copy leaves as it is there.  */
+	  if (e->got.in_place && (r->target & 0xffff) != 0)
 	    patch_word (rw, r->addr, emit_map (e, r->target));
 	  break;
 	default:
 	  break;
 	}
+    }
+
+  /* The primary GOT's global entries of the object's own functions, in
+     place: with lazy binding, ld.so only adds the load bias to one that
+     differs from the symbol's value (glibc's elf_machine_got_rel), and
+     the secondary GOTs' copy them.  */
+  for (uint32_t i = obj->dyn.local_gotno; e->got.in_place && i < e->got.n_old;
+       i++)
+    {
+      uint32_t v;
+      if (object_got_entry (obj, i, &v) && object_is_code (obj, v))
+	patch_word (rw, obj->got_addr + 4 * i, emit_map (e, v));
     }
 
   for (size_t i = 0; i < obj->n_symbols; i++)

@@ -101,7 +101,6 @@ bool
 got_has_room (const struct new_got *g, uint32_t target)
 {
   return find_target (g, target) != (uint32_t) -1
-	 || g->in_place
 	 || (uint64_t) 4 * (g->n_old + g->n_new + 1) <= GOT_REACH;
 }
 
@@ -138,7 +137,7 @@ plan_got (struct emitter *e, char **errmsg)
     {
       const struct reloc_entry *r = &a->relocs.entries[i];
       if (r->type == RELOC_GOT && r->index < g->n_old_local
-	  && (r->target & 0xffff) == 0)
+	  && (r->target & 0xffff) == 0 && !g->in_place)
 	g->moved_pages[g->n_moved_pages++] = r->target;
     }
   qsort (g->moved_pages, g->n_moved_pages, sizeof *g->moved_pages,
@@ -310,7 +309,10 @@ got_load_slot (const struct emitter *e, const struct insn *insn)
 }
 
 /* Whether INSN loads a GOT entry, of the primary GOT or a secondary
-   one, and if so its link-time value in *VALUE (object_got_slot).  */
+   one, and if so its link-time value in *VALUE (object_got_slot); not a
+   local entry that holds a 64 KiB page where the GOTs stay in place
+   (struct new_got), which keeps its old value there even when a
+   function starts at the page.  */
 
 bool
 got_load_value (const struct emitter *e, const struct insn *insn,
@@ -323,9 +325,16 @@ got_load_value (const struct emitter *e, const struct insn *insn,
       || (insn->rs != REG_GP
 	  && !reloc_table_holds_gp (t, insn->addr, insn->rs)))
     return false;
-  return object_got_slot (&e->a->obj, reloc_table_gp_at (t, insn->addr)
-			  + (uint32_t) insn->imm, value, &primary)
-	 != GOT_SLOT_NONE;
+  switch (object_got_slot (&e->a->obj, reloc_table_gp_at (t, insn->addr)
+			   + (uint32_t) insn->imm, value, &primary))
+    {
+    case GOT_SLOT_LOCAL:
+      return !e->got.in_place || (*value & 0xffff) != 0;
+    case GOT_SLOT_GLOBAL:
+      return true;
+    default:
+      return false;
+    }
 }
 
 /* True if t9 holds the original code address TARGET when the branch
@@ -617,7 +626,12 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	  }
 	b = cfg_block_at (cfg, insn->addr);
 	if (b == NULL)
-	  continue;
+	  {
+	    /* Where the GOTs stay in place, the old address.  */
+	    if (e->got.in_place)
+	      e->gotref_slot[w] = e->gotref_form[w] = 0;
+	    continue;
+	  }
 	if (gp_trusted_on_all_paths (e, &pr, dyn, n_dyn,
 				     (size_t) (b - cfg->blocks), insn->addr,
 				     &budget))

@@ -654,7 +654,8 @@ assign_window (struct emitter *e)
   uint32_t *cand;
   size_t n_cand = 0, n_win = 0;
 
-  if (e->fixed_address || e->derive.weight == NULL || cap == 0)
+  if (e->fixed_address || e->got.in_place || e->derive.weight == NULL
+      || cap == 0)
     return true;
   cand = malloc ((cfg->n_blocks + e->derive.n_edges + 1) * sizeof *cand);
   if (cand == NULL)
