@@ -310,9 +310,12 @@ got_load_slot (const struct emitter *e, const struct insn *insn)
 
 /* Whether INSN loads a GOT entry, of the primary GOT or a secondary
    one, and if so its link-time value in *VALUE (object_got_slot); not a
-   local entry that holds a 64 KiB page where the GOTs stay in place
-   (struct new_got), which keeps its old value there even when a
-   function starts at the page.  */
+   local entry that holds a 64 KiB page of the code where the GOTs stay
+   in place (struct new_got), which keeps its old value there even when
+   a function starts at the page (the lazy-binding stubs' load of the
+   reserved word GOT[0], which holds 0, is a GOT load: its jump must
+   not be translated, whose scratch registers could take t7, which
+   carries the caller's ra to ld.so's resolver).  */
 
 bool
 got_load_value (const struct emitter *e, const struct insn *insn,
@@ -329,7 +332,8 @@ got_load_value (const struct emitter *e, const struct insn *insn,
 			   + (uint32_t) insn->imm, value, &primary))
     {
     case GOT_SLOT_LOCAL:
-      return !e->got.in_place || (*value & 0xffff) != 0;
+      return !e->got.in_place || (*value & 0xffff) != 0
+	     || !object_is_code (&e->a->obj, *value);
     case GOT_SLOT_GLOBAL:
       return true;
     default:
