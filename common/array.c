@@ -50,3 +50,20 @@ array_room (void *base, size_t *alloc, size_t n, size_t size, size_t first)
   *alloc = want;
   return true;
 }
+
+size_t
+array_lower_bound_u64 (const uint64_t *v, size_t n, uint64_t key,
+		       unsigned shift)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (v[mid] >> shift < key)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  return lo;
+}

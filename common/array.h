@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Make room for element N of the array that *BASE points to (BASE is
    the address of the pointer), of which *ALLOC elements of SIZE bytes
@@ -24,5 +25,10 @@ int array_compare_u32 (const void *a, const void *b);
 /* Order two pairs of uint32_t (uint32_t[2]) by their first word, then
    their second.  */
 int array_compare_u32_pairs (const void *a, const void *b);
+
+/* The index of the first of the N elements of V, sorted, whose key
+   (the element shifted right by SHIFT) is not below KEY, or N.  */
+size_t array_lower_bound_u64 (const uint64_t *v, size_t n, uint64_t key,
+			      unsigned shift);
 
 #endif /* PROFCOPY_ARRAY_H */

@@ -21,6 +21,7 @@
 #include <elf.h>
 #include <stdlib.h>
 
+#include "array.h"
 #include "insn.h"
 #include "object.h"
 #include "reloc-finders.h"
@@ -176,15 +177,9 @@ find_gp_regions (const struct mips_object *obj, const struct code *code,
 uint32_t
 reloc_table_gp_at (const struct reloc_table *table, uint32_t addr)
 {
-  size_t lo = 0, hi = table->n_gp_regions;
+  /* The last region that starts at ADDR or before.  */
+  size_t k = array_lower_bound_u64 (table->gp_regions, table->n_gp_regions,
+				    (uint64_t) addr + 1, 32);
 
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (table->gp_regions[mid] >> 32 <= addr)
-	lo = mid + 1;
-      else
-	hi = mid;
-    }
-  return lo == 0 ? table->gp : (uint32_t) table->gp_regions[lo - 1];
+  return k == 0 ? table->gp : (uint32_t) table->gp_regions[k - 1];
 }

@@ -553,16 +553,9 @@ reloc_table_build (const struct mips_object *obj, const struct code *code,
 unsigned
 reloc_table_gp_base (const struct reloc_table *table, uint32_t addr)
 {
-  size_t lo = 0, hi = table->n_gp_bases;
+  size_t lo = array_lower_bound_u64 (table->gp_bases, table->n_gp_bases,
+				     addr, 8);
 
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (table->gp_bases[mid] >> 8 < addr)
-	lo = mid + 1;
-      else
-	hi = mid;
-    }
   if (lo < table->n_gp_bases && table->gp_bases[lo] >> 8 == addr)
     return (unsigned) (table->gp_bases[lo] & 0xff);
   return 0;
