@@ -43,6 +43,11 @@ enum object_open_level
   OBJECT_OPEN_FULL
 };
 
+/* Set the GOT range, the primary GOT's size, the secondary GOTs' index
+   and $gp of OBJ (got.c).  False with *ERRMSG when the dynamic section's
+   GOT counts do not fit the GOT it has, or out of memory.  */
+bool object_find_got (struct mips_object *obj, char **errmsg);
+
 /* The worker behind object_open and object_read; see object.h.  */
 bool object_open_1 (const char *path, struct mips_object *obj,
 		    enum object_open_level level, char **errmsg);
