@@ -203,6 +203,12 @@ bool calls_noreturn (const struct emitter *e, const unsigned char *returns,
 
 bool find_returning (const struct emitter *e, unsigned char *returns);
 
+/* Whether INSN loads a word off gp or off a register that holds gp
+   (T's gp_bases), and the address it loads from, with the gp of its
+   code (T's gp regions), in *SLOT.  */
+bool got_load_address (const struct reloc_table *t, const struct insn *insn,
+		       uint32_t *slot);
+
 long got_slot (const struct mips_object *obj, const struct reloc_table *t,
 	       const struct insn *insn);
 

@@ -201,20 +201,29 @@ find_returning (const struct emitter *e, unsigned char *returns)
    object's code of a secondary GOT (T's gp regions), the primary GOT's
    entry of the same symbol, or -1 for a local entry.  */
 
+bool
+got_load_address (const struct reloc_table *t, const struct insn *insn,
+		  uint32_t *slot)
+{
+  if (insn->op != OP_LW
+      || (insn->rs != REG_GP
+	  && !reloc_table_holds_gp (t, insn->addr, insn->rs)))
+    return false;
+  *slot = reloc_table_gp_at (t, insn->addr) + (uint32_t) insn->imm;
+  return true;
+}
+
 long
 got_slot (const struct mips_object *obj, const struct reloc_table *t,
 	  const struct insn *insn)
 {
-  uint32_t gp = reloc_table_gp_at (t, insn->addr), value, primary;
-  uint32_t slot = gp + (uint32_t) insn->imm;
+  uint32_t slot, value, primary;
 
-  if (insn->op != OP_LW
-      || (insn->rs != REG_GP
-	  && !reloc_table_holds_gp (t, insn->addr, insn->rs))
+  if (!got_load_address (t, insn, &slot)
       || slot < obj->got_addr
       || slot >= obj->got_addr + obj->got_size)
     return -1;
-  if (gp == obj->gp)
+  if (reloc_table_gp_at (t, insn->addr) == obj->gp)
     return (long) ((slot - obj->got_addr) / 4);
   return object_got_slot (obj, slot, &value, &primary) == GOT_SLOT_GLOBAL
 	 ? (long) primary : -1;

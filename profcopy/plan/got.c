@@ -321,15 +321,11 @@ bool
 got_load_value (const struct emitter *e, const struct insn *insn,
 		uint32_t *value)
 {
-  const struct reloc_table *t = &e->a->relocs;
-  uint32_t primary;
+  uint32_t slot, primary;
 
-  if (insn->op != OP_LW
-      || (insn->rs != REG_GP
-	  && !reloc_table_holds_gp (t, insn->addr, insn->rs)))
+  if (!got_load_address (&e->a->relocs, insn, &slot))
     return false;
-  switch (object_got_slot (&e->a->obj, reloc_table_gp_at (t, insn->addr)
-			   + (uint32_t) insn->imm, value, &primary))
+  switch (object_got_slot (&e->a->obj, slot, value, &primary))
     {
     case GOT_SLOT_LOCAL:
       return !e->got.in_place || (*value & 0xffff) != 0
