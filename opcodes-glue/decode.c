@@ -570,6 +570,82 @@ code_decode (const struct mips_object *obj, struct code *code,
   return false;
 }
 
+/* Take the words [START, END) out of CODE: they stop being code words
+   (code_insn_at and code_word_index no longer know them).  A range
+   inside one section splits it in two.  False when out of memory or
+   when the range is not word-aligned and inside one section; CODE is
+   unchanged then.  */
+
+bool
+code_exclude (struct code *code, uint32_t start, uint32_t end)
+{
+  struct insn_section *v, *s;
+  size_t i, first, last, n_after;
+  struct insn *after = NULL;
+
+  if (start >= end || (start | end) % 4 != 0)
+    return false;
+  for (i = 0; i < code->n_sections; i++)
+    if (start >= code->sections[i].start && end <= code->sections[i].end)
+      break;
+  if (i == code->n_sections)
+    return false;
+  v = realloc (code->sections, (code->n_sections + 1) * sizeof *v);
+  if (v == NULL)
+    return false;
+  code->sections = v;
+  s = &v[i];
+  first = (start - s->start) / 4;
+  last = (end - s->start) / 4;
+  n_after = s->n_insns - last;
+  if (n_after > 0)
+    {
+      after = malloc (n_after * sizeof *after);
+      if (after == NULL)
+	return false;
+      memcpy (after, s->insns + last, n_after * sizeof *after);
+    }
+  if (first == 0)
+    {
+      /* Nothing of S is left before the range: the part after it, if
+	 any, takes S's place.  */
+      free (s->insns);
+      if (n_after == 0)
+	{
+	  memmove (s, s + 1, (code->n_sections - i - 1) * sizeof *s);
+	  code->n_sections--;
+	}
+      else
+	{
+	  s->insns = after;
+	  s->start = end;
+	  s->n_insns = n_after;
+	}
+    }
+  else
+    {
+      s->n_insns = first;
+      s->end = start;
+      if (n_after > 0)
+	{
+	  memmove (s + 2, s + 1, (code->n_sections - i - 1) * sizeof *s);
+	  s[1] = s[0];
+	  s[1].insns = after;
+	  s[1].start = end;
+	  s[1].end = end + 4 * (uint32_t) n_after;
+	  s[1].n_insns = n_after;
+	  code->n_sections++;
+	}
+    }
+  code->n_words = 0;
+  for (size_t k = 0; k < code->n_sections; k++)
+    {
+      code->sections[k].base = code->n_words;
+      code->n_words += code->sections[k].n_insns;
+    }
+  return true;
+}
+
 /* Free everything CODE owns.  */
 
 void

@@ -107,6 +107,12 @@ struct code
 bool code_decode (const struct mips_object *obj, struct code *code,
 		  char **errmsg);
 
+/* Take the words [START, END) out of CODE (they stop being code words
+   for code_insn_at and code_word_index); a range inside a section
+   splits it.  False when out of memory or when the range is not
+   word-aligned and inside one section (CODE is unchanged then).  */
+bool code_exclude (struct code *code, uint32_t start, uint32_t end);
+
 void code_free (struct code *code);
 
 /* The record for ADDR, or NULL when ADDR is not a word of an executable

@@ -111,6 +111,10 @@ dump_blocks (FILE *out, const struct analysis *a)
   const struct cfg *cfg = &a->cfg;
   char regs[256];
 
+  for (size_t i = 0; i < a->n_islands; i++)
+    fprintf (out, "island 0x%08" PRIx32 " 0x%08" PRIx32 " functions=%zu "
+	     "(left as it is)\n", a->islands[i].start, a->islands[i].end,
+	     a->islands[i].n_funcs);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     {
       const struct function *fn = &cfg->funcs[f];

@@ -217,6 +217,43 @@ analysis_run_object (enum analysis_depth depth, struct analysis *a,
 		      errmsg))
 	goto cleanup;
       a->have_cfg = true;
+      if (!analysis_find_islands (a, &a->islands, &a->n_islands))
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto cleanup;
+	}
+      if (a->n_islands > 0)
+	{
+	  /* Without the islands' words, the relocation table no longer
+	     takes the data words that enter them for code addresses, and
+	     the functions are found again around them.  */
+	  for (size_t i = 0; i < a->n_islands; i++)
+	    if (!code_exclude (&a->code, a->islands[i].start,
+			       a->islands[i].end))
+	      {
+		*errmsg = strdup ("out of memory");
+		goto cleanup;
+	      }
+	  cfg_free (&a->cfg);
+	  a->have_cfg = false;
+	  reloc_table_free (&a->relocs);
+	  a->have_relocs = false;
+	  free (addrs);
+	  addrs = NULL;
+	  if (!reloc_table_build (&a->obj, &a->code, &a->relocs, errmsg))
+	    goto cleanup;
+	  a->have_relocs = true;
+	  addrs = code_addresses (a, &n_addrs);
+	  if (addrs == NULL)
+	    {
+	      *errmsg = strdup ("out of memory");
+	      goto cleanup;
+	    }
+	  if (!cfg_build (&a->code, addrs, n_addrs, name_of, &ix, &a->cfg,
+			  errmsg))
+	    goto cleanup;
+	  a->have_cfg = true;
+	}
       if (depth >= ANALYSE_BLOCKS && !cfg_liveness (&a->code, &a->cfg))
 	{
 	  *errmsg = strdup ("out of memory");
@@ -351,6 +388,7 @@ analysis_free (struct analysis *a)
   if (a->have_code)
     code_free (&a->code);
   free (a->landing_pads);
+  free (a->islands);
   if (a->have_obj)
     object_close (&a->obj);
   memset (a, 0, sizeof *a);

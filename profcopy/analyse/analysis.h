@@ -14,6 +14,14 @@
 #include "cfg.h"
 #include "reloc-table.h"
 
+/* A run of machine code that the object addresses as data
+   (islands.c): left as it is, not code for the rewrite.  */
+struct code_island
+{
+  uint32_t start, end;		/* [start, end).  */
+  size_t n_funcs;		/* The functions it held.  */
+};
+
 /* Everything profcopy learns about one object, in pipeline order.  */
 struct analysis
 {
@@ -23,6 +31,9 @@ struct analysis
   struct cfg cfg;		/* Functions, blocks, liveness.  */
   uint32_t *landing_pads;	/* C++ landing pads (from the LSDAs), sorted.  */
   size_t n_landing_pads;
+  struct code_island *islands;	/* Taken out of CODE, sorted; found with
+				   the CFG (ANALYSE_CFG and deeper).  */
+  size_t n_islands;
   bool have_obj, have_code, have_relocs, have_cfg;
 };
 
@@ -64,6 +75,11 @@ bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
    addresses in a position-independent object needs neither: every
    code address in its data is in the relocation table.)  */
 unsigned char *analysis_unknown_entries (const struct analysis *a);
+
+/* The islands of A's CFG (see islands.c) in *ISLANDS (malloc'd, sorted;
+   NULL when none) and *N.  False when out of memory.  */
+bool analysis_find_islands (const struct analysis *a,
+			    struct code_island **islands, size_t *n);
 
 void analysis_free (struct analysis *a);
 

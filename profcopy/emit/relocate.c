@@ -213,22 +213,25 @@ patch_dynamic (struct rewriter *rw)
     }
 }
 
-/* Fill the original code of the copy with traps.  */
+/* Fill the original code of the copy with traps: every code word, not
+   the islands (analyse/islands.c), which keep running as they are.  */
 
 void
 poison_code (struct rewriter *rw)
 {
   const struct mips_object *obj = &rw->a.obj;
+  const struct code *code = &rw->a.code;
 
-  for (size_t i = 0; i < obj->n_sections; i++)
+  for (size_t i = 0; i < code->n_sections; i++)
     {
-      const struct object_section *s = &obj->sections[i];
-      if (!(s->flags & SHF_EXECINSTR) || !(s->flags & SHF_ALLOC)
-	  || s->type != SHT_PROGBITS || s->offset > obj->size
-	  || s->size > obj->size - s->offset)
+      const struct insn_section *is = &code->sections[i];
+      const struct object_section *s = is->section;
+      size_t off = s->offset + (is->start - s->addr);
+      if (s->type != SHT_PROGBITS || off > obj->size
+	  || 4 * is->n_insns > obj->size - off)
 	continue;
-      for (uint32_t k = 0; k + 4 <= s->size; k += 4)
-	put32 (rw->image + s->offset + k, BREAK_INSN, obj->big_endian);
+      for (size_t k = 0; k < is->n_insns; k++)
+	put32 (rw->image + off + 4 * k, BREAK_INSN, obj->big_endian);
     }
 }
 

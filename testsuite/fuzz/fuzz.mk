@@ -33,6 +33,7 @@ LIB_SOURCES = \
 	profcopy/analyse/gp-bases.c profcopy/analyse/gp-regions.c \
 	profcopy/analyse/jump-tables.c \
 	profcopy/analyse/regflow.c profcopy/analyse/analysis.c \
+	profcopy/analyse/islands.c \
 	profcopy/dump.c profcopy/plan/derive.c profcopy/plan/estimate.c \
 	profcopy/analyse/returns.c profcopy/analyse/scope.c \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
