@@ -165,8 +165,11 @@ enum gotref_form
 				   addu y,y,t9, where t9 holds the new
 				   address of the function's entry and E is
 				   new f less that (t9_valid).  */
-  GOTREF_PC			/* bal; lui y; addu y,y,ra; addiu y,y: new f
+  GOTREF_PC,			/* bal; lui y; addu y,y,ra; addiu y,y: new f
 				   relative to the bal, where ra is dead.  */
+  GOTREF_PC_SAVED		/* The same with ra kept below a lowered sp
+				   meanwhile: addiu sp,sp,-8; sw ra,0(sp);
+				   ...; lw ra,0(sp); addiu sp,sp,8.  */
 };
 #define GOTREF_KIND(f)	((f) & 7)
 /* Written before the branch whose delay slot it is, which then holds a

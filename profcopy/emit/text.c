@@ -166,6 +166,13 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
     case GOTREF_PC:
       put_bal_address (c, insn->rt, emit_map (e, g->target_of[k - g->n_fixed]));
       break;
+    case GOTREF_PC_SAVED:
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+      put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+      put_bal_address (c, insn->rt, emit_map (e, g->target_of[k - g->n_fixed]));
+      put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+      put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+      break;
     case GOTREF_ABS:
       split_hi_lo (emit_map (e, e->gotref_slot[w]), &hi, &lo);
       put (c, itype (OP_LUI, 0, insn->rt, hi));

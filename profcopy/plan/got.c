@@ -704,6 +704,16 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 		continue;
 	      }
 	  }
+	/* From a bal, with ra kept below a lowered sp meanwhile: a
+	   static constructor's tail call of __cxa_atexit has the
+	   destructor's addiu in the delay slot of its `jr t9', where every
+	   register is live and ra is the return address.  */
+	if (!e->in_llsc[w] && insn->rt != REG_RA && insn->rt != REG_SP
+	    && (!(insn->flags & INSN_F_SLOT) || (form & GOTREF_F_BEFORE)))
+	  {
+	    e->gotref_form[w] = (uint16_t) (form | GOTREF_PC_SAVED);
+	    continue;
+	  }
 	/* Left as it was: right only if gp is valid after all.  Never so
 	   in a multi-GOT object (struct new_got, in_place), where the
 	   addiu stays as it is and makes the old address, which a call

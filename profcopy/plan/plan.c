@@ -31,6 +31,8 @@ gotref_words (const struct emitter *e, long w)
       return 3;
     case GOTREF_PC:
       return 4;
+    case GOTREF_PC_SAVED:
+      return 8;
     case GOTREF_SAVED:
     case GOTREF_ABS:
       return 2;
