@@ -11,7 +11,8 @@
 # coreutils, busybox, lua5.4, sqlite3, python3.11-minimal) and the
 # libraries they need into DIR/debs, and unpacks each with dpkg-deb -x
 # into DIR/root, a sysroot for `qemu-mipsel -L DIR/root' and
-# `profcopy --sysroot=DIR/root'.  Nothing is installed on the host; the
+# `profcopy --sysroot=DIR/root'.  Runs into one DIR take turns (flock
+# on DIR/.setup.lock).  Nothing is installed on the host; the
 # only change to the host's package system is `dpkg --add-architecture
 # mipsel' (and an `apt-get update' when apt knows no mipsel libc6 yet).
 #
@@ -46,6 +47,13 @@ debs=$dir/debs
 root=$dir/root
 start=$(date +%s)
 
+# Two jobs of make check set up the same DIR at once (debian.exp's two
+# parts): the second waits here for the first, then finds it all done.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$dir/.setup.lock"
+  flock 9
+fi
+
 # The programs and the libraries named by the task; the rest follows
 # from their Depends.
 wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
@@ -55,7 +63,8 @@ wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
 	libmagic-mgc bash grep sed gawk tar diffutils xz-utils zstd lz4
 	brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
 	findutils cpio patch dc ed bsdextrautils ruby3.1 libruby3.1
-	p7zip-full ripgrep fd-find cpp-12 llvm-15"
+	p7zip-full ripgrep fd-find cpp-12 llvm-15 nodejs
+	node-cjs-module-lexer node-acorn node-undici"
 
 log ()
 {
