@@ -27,7 +27,8 @@ LIB_SOURCES = \
 	bfd-plugin/libsearch.c bfd-plugin/elf-write.c bfd-plugin/crc32.c \
 	bfd-plugin/dwarf-line.c bfd-plugin/dwarf-units.c bfd-plugin/debug-lines.c \
 	opcodes-glue/decode.c opcodes-glue/fields.c opcodes-glue/cfg.c \
-	opcodes-glue/liveness.c opcodes-glue/regnames.c \
+	opcodes-glue/liveness.c opcodes-glue/liveness-narrow.c \
+	opcodes-glue/regnames.c \
 	common/array.c common/errmsg.c common/version.c \
 	profcopy/analyse/reloc-table.c profcopy/analyse/got-ref.c \
 	profcopy/analyse/settle.c \
