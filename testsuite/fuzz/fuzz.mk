@@ -41,7 +41,8 @@ LIB_SOURCES = \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
 	profcopy/analyse/regstate.c profcopy/analyse/t9state.c \
 	profcopy/plan/placement.c \
-	profcopy/plan/got.c profcopy/plan/plan.c profcopy/plan/marks.c \
+	profcopy/plan/got.c profcopy/plan/translate.c profcopy/plan/plan.c \
+	profcopy/plan/marks.c \
 	profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/branches.c \
