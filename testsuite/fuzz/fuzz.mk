@@ -22,6 +22,7 @@ TARGETS = object decode relocs rewrite profile trace debug
 LIB_SOURCES = \
 	bfd-plugin/object.c bfd-plugin/object-bfd.c bfd-plugin/file-image.c \
 	bfd-plugin/profile-read.c bfd-plugin/copy-tables.c bfd-plugin/dynamic.c bfd-plugin/got.c \
+	bfd-plugin/debug-file.c \
 	bfd-plugin/symbols.c bfd-plugin/ehframe.c bfd-plugin/ehframe-write.c \
 	bfd-plugin/ehframe-enc.c bfd-plugin/ehframe-lsda.c \
 	bfd-plugin/libsearch.c bfd-plugin/elf-write.c bfd-plugin/crc32.c \
