@@ -51,7 +51,8 @@ LIB_SOURCES = \
 	report/report.c report/output.c report/lines.c report/inclusive.c \
 	report/callgrind.c \
 	report/calls.c report/calls-print.c \
-	report/trace-read.c report/trace-report.c report/trace-output.c \
+	report/trace-read.c report/trace-report.c report/trace-print.c \
+	report/trace-output.c \
 	report/copy-map.c \
 	testsuite/fuzz/fuzz-file.c
 
