@@ -458,6 +458,20 @@ decode_section (struct decoder *d, struct code *code,
 
 /* Compare the start addresses of two sections, for qsort.  */
 
+/* Give the sections of CODE, in order, their code word indexes
+   (code_word_index) and count the words.  */
+
+static void
+number_words (struct code *code)
+{
+  code->n_words = 0;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      code->sections[i].base = code->n_words;
+      code->n_words += code->sections[i].n_insns;
+    }
+}
+
 static int
 section_cmp (const void *a, const void *b)
 {
@@ -511,12 +525,7 @@ code_decode (const struct mips_object *obj, struct code *code,
     }
   code->n_sections = n;
   qsort (code->sections, n, sizeof *code->sections, section_cmp);
-  code->n_words = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      code->sections[i].base = code->n_words;
-      code->n_words += code->sections[i].n_insns;
-    }
+  number_words (code);
   for (size_t i = 1; i < n; i++)
     if (code->sections[i].start < code->sections[i - 1].end)
       {
@@ -637,12 +646,7 @@ code_exclude (struct code *code, uint32_t start, uint32_t end)
 	  code->n_sections++;
 	}
     }
-  code->n_words = 0;
-  for (size_t k = 0; k < code->n_sections; k++)
-    {
-      code->sections[k].base = code->n_words;
-      code->n_words += code->sections[k].n_insns;
-    }
+  number_words (code);
   return true;
 }
 

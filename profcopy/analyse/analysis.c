@@ -178,12 +178,32 @@ analysis_run (const char *path, enum analysis_depth depth, struct analysis *a,
   return analysis_run_object (depth, a, errmsg);
 }
 
+/* Find A's functions and blocks (A->cfg) from what its relocation table
+   and symbols know, naming them from IX.  False with *ERRMSG on
+   failure.  */
+
+static bool
+build_cfg (struct analysis *a, struct symbol_index *ix, char **errmsg)
+{
+  size_t n_addrs = 0;
+  struct code_addr *addrs = code_addresses (a, &n_addrs);
+  bool ok;
+
+  if (addrs == NULL)
+    {
+      *errmsg = strdup ("out of memory");
+      return false;
+    }
+  ok = cfg_build (&a->code, addrs, n_addrs, name_of, ix, &a->cfg, errmsg);
+  a->have_cfg = ok;
+  free (addrs);
+  return ok;
+}
+
 bool
 analysis_run_object (enum analysis_depth depth, struct analysis *a,
 		     char **errmsg)
 {
-  struct code_addr *addrs = NULL;
-  size_t n_addrs = 0;
   struct symbol_index ix = { NULL, 0 };
   bool ok = false;
 
@@ -198,12 +218,6 @@ analysis_run_object (enum analysis_depth depth, struct analysis *a,
       if (!eh_landing_pads (&a->obj, &a->landing_pads, &a->n_landing_pads,
 			    errmsg))
 	goto cleanup;
-      addrs = code_addresses (a, &n_addrs);
-      if (addrs == NULL)
-	{
-	  *errmsg = strdup ("out of memory");
-	  goto cleanup;
-	}
       ix.by_value = malloc ((a->obj.n_symbols + 1) * sizeof *ix.by_value);
       if (ix.by_value == NULL)
 	{
@@ -213,10 +227,8 @@ analysis_run_object (enum analysis_depth depth, struct analysis *a,
       for (size_t i = 0; i < a->obj.n_symbols; i++)
 	ix.by_value[ix.n++] = &a->obj.symbols[i];
       qsort (ix.by_value, ix.n, sizeof *ix.by_value, compare_symbol_value);
-      if (!cfg_build (&a->code, addrs, n_addrs, name_of, &ix, &a->cfg,
-		      errmsg))
+      if (!build_cfg (a, &ix, errmsg))
 	goto cleanup;
-      a->have_cfg = true;
       if (!analysis_find_islands (a, &a->islands, &a->n_islands))
 	{
 	  *errmsg = strdup ("out of memory");
@@ -238,21 +250,11 @@ analysis_run_object (enum analysis_depth depth, struct analysis *a,
 	  a->have_cfg = false;
 	  reloc_table_free (&a->relocs);
 	  a->have_relocs = false;
-	  free (addrs);
-	  addrs = NULL;
 	  if (!reloc_table_build (&a->obj, &a->code, &a->relocs, errmsg))
 	    goto cleanup;
 	  a->have_relocs = true;
-	  addrs = code_addresses (a, &n_addrs);
-	  if (addrs == NULL)
-	    {
-	      *errmsg = strdup ("out of memory");
-	      goto cleanup;
-	    }
-	  if (!cfg_build (&a->code, addrs, n_addrs, name_of, &ix, &a->cfg,
-			  errmsg))
+	  if (!build_cfg (a, &ix, errmsg))
 	    goto cleanup;
-	  a->have_cfg = true;
 	}
       if (depth >= ANALYSE_BLOCKS && !cfg_liveness (&a->code, &a->cfg))
 	{
@@ -263,7 +265,6 @@ analysis_run_object (enum analysis_depth depth, struct analysis *a,
   ok = true;
 
  cleanup:
-  free (addrs);
   free (ix.by_value);
   return ok;
 }
