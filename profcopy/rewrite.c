@@ -16,6 +16,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -177,6 +178,12 @@ report (const struct rewriter *rw, const char *in_path)
 	   "the others' counts, %zu counted on edges; %zu branch edges "
 	   "counted (%zu in gp's window)\n", in_path, rw->a.cfg.n_blocks,
 	   s->n_derived, s->n_edge, s->n_edge_counters, s->n_edge_window);
+  for (size_t i = 0; i < rw->a.n_islands; i++)
+    fprintf (stderr, "profcopy: %s: 0x%08" PRIx32 "..0x%08" PRIx32 ": %zu "
+	     "functions of machine code that the object addresses as data "
+	     "(an island), left as they are, not counted\n", in_path,
+	     rw->a.islands[i].start, rw->a.islands[i].end,
+	     rw->a.islands[i].n_funcs);
   fprintf (stderr, "profcopy: %s: increments: %zu through gp, %zu through "
 	   "t9, %zu through the gp saved in the frame, %zu pc-relative, "
 	   "%zu absolute; %zu in gp's window, %zu with saved registers, "
