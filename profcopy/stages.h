@@ -414,6 +414,9 @@ uint32_t got_value_words (const struct emitter *e);
 
 void put_bal_address (struct cursor *c, unsigned r, uint32_t target);
 
+void put_bal_address_keep_ra (struct cursor *c, unsigned r,
+			      uint32_t target);
+
 uint32_t far_words (bool use_gp, bool call, bool save_ra);
 
 bool put_long (struct cursor *c, const struct insn *insn, long w,

@@ -32,6 +32,20 @@ put_bal_address (struct cursor *c, unsigned r, uint32_t target)
   put (c, itype (OP_ADDIU, r, r, (uint32_t) lo));
 }
 
+/* put_bal_address with ra kept: ra is stored below a lowered sp and
+   loaded again after the bal (7 words).  The caller writes the
+   `addiu sp,sp,8' that raises sp again, in a delay slot if it has
+   one.  */
+
+void
+put_bal_address_keep_ra (struct cursor *c, unsigned r, uint32_t target)
+{
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
+  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
+  put_bal_address (c, r, target);
+  put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+}
+
 /* Write the jump (CALL: jalr) to the new address of the original code
    address TARGET through register R: from the new GOT entry K when
    USE_GP, else relative to a bal, which clobbers ra: with SAVE_RA, ra is
@@ -48,17 +62,10 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
   if (use_gp)
     put (c, itype (OP_LW, REG_GP, r,
 		   4 * (e->got.n_old_local + k) - 0x7ff0));
+  else if (save_ra)
+    put_bal_address_keep_ra (c, r, emit_map (e, target));
   else
-    {
-      if (save_ra)
-	{
-	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
-	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
-	}
-      put_bal_address (c, r, emit_map (e, target));
-      if (save_ra)
-	put (c, itype (OP_LW, REG_SP, REG_RA, 0));
-    }
+    put_bal_address (c, r, emit_map (e, target));
   put (c, jump);
   if (!call)
     put (c, save_ra ? itype (OP_ADDIU, REG_SP, REG_SP, 8) : 0);

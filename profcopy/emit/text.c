@@ -167,10 +167,8 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       put_bal_address (c, insn->rt, emit_map (e, g->target_of[k - g->n_fixed]));
       break;
     case GOTREF_PC_SAVED:
-      put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
-      put (c, itype (OP_SW, REG_SP, REG_RA, 0));
-      put_bal_address (c, insn->rt, emit_map (e, g->target_of[k - g->n_fixed]));
-      put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+      put_bal_address_keep_ra (c, insn->rt,
+			       emit_map (e, g->target_of[k - g->n_fixed]));
       put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
       break;
     case GOTREF_ABS:

@@ -26,6 +26,34 @@ void preds_free (struct preds *p);
 /* Fill P for E's CFG.  False when out of memory.  */
 bool preds_build (const struct emitter *e, struct preds *p);
 
+/* What preds_all_paths asks of the blocks on the ways back.  */
+enum path_verdict
+{
+  PATH_FAILS,			/* The property does not hold here.  */
+  PATH_HOLDS,			/* It holds from here on.  */
+  PATH_GOES_ON			/* Nothing decides it here: ask the block's
+				   predecessors.  */
+};
+
+struct path_test
+{
+  /* Look at the words of block BI before address AT, the last first.  */
+  enum path_verdict (*block) (const struct emitter *e, size_t bi,
+			      uint32_t at, void *arg);
+  /* Or NULL: whether the way back through the call block FROM is no
+     way (the call never returns).  */
+  bool (*no_way) (const struct emitter *e, const struct block *from,
+		  void *arg);
+  void *arg;
+};
+
+/* Whether TEST's property holds on every way control reaches address
+   AT of block BI, following P back; at most *BUDGET blocks are looked
+   at (got.c).  */
+bool preds_all_paths (const struct emitter *e, const struct preds *p,
+		      size_t bi, uint32_t at, const struct path_test *test,
+		      int *budget);
+
 /* The instruction that last writes REG before INSN runs, searching back
    through straight code and into a block that falls through to it;
    NULL if not found (got.c).  */

@@ -405,6 +405,52 @@ preds_build (const struct emitter *e, struct preds *p)
   return true;
 }
 
+/* Whether TEST holds on every way to address AT of block BI: each
+   block's own words are asked first, then every block that leads into
+   it, none of them a call's (its successor is the return point, where
+   the callee has run), an invalid block, a block entered at a delay
+   slot, or a branch-likely's (whose slot runs on one way only).  A
+   block that something other than its predecessors may enter (P's
+   OUTSIDE), or that has none, fails.  */
+
+bool
+preds_all_paths (const struct emitter *e, const struct preds *p,
+		 size_t bi, uint32_t at, const struct path_test *test,
+		 int *budget)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  const struct code *code = &e->a->code;
+
+  if (--*budget < 0)
+    return false;
+  switch (test->block (e, bi, at, test->arg))
+    {
+    case PATH_FAILS:
+      return false;
+    case PATH_HOLDS:
+      return true;
+    case PATH_GOES_ON:
+      break;
+    }
+  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
+    return false;
+  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
+    {
+      const struct block *from = &cfg->blocks[p->from[k]];
+      const struct insn *slot;
+      const struct insn *ctl = cfg_block_control (code, from, &slot);
+      if ((from->flags & BLOCK_F_CALL) && test->no_way != NULL
+	  && test->no_way (e, from, test->arg))
+	continue;
+      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
+	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	  || (ctl != NULL && slot == NULL)
+	  || !preds_all_paths (e, p, p->from[k], from->end, test, budget))
+	return false;
+    }
+  return true;
+}
+
 /* A register that holds gp at the word AT of block B though it is not
    gp: one that an earlier instruction of B reads as gp (LLVM's code,
    struct reloc_table's gp_bases) and that nothing writes from there to
@@ -434,6 +480,52 @@ gp_holder_before (const struct emitter *e, const struct block *b,
   return 0;
 }
 
+/* The dynamic symbols for gp_trusted_block's calls_noreturn_import.  */
+struct dyn_symbols
+{
+  const struct object_symbol *const *dyn;
+  size_t n_dyn;
+};
+
+/* gp_trusted_on_all_paths's question to block BI before AT: gp is
+   valid there (gp_valid), or the program reads gp as a base (a GOT
+   load, say) after its last write of gp.  */
+
+static enum path_verdict
+gp_trusted_block (const struct emitter *e, size_t bi, uint32_t at,
+		  void *arg)
+{
+  const struct block *b = &e->a->cfg.blocks[bi];
+
+  (void) arg;
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q;
+      if (x < b->end && e->gp_valid[emit_word_index (e, x)])
+	return PATH_HOLDS;
+      q = code_insn_at (&e->a->code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID || (q->writes & R (REG_GP)))
+	return PATH_FAILS;
+      if (has_base (q) && q->rs == REG_GP)
+	return PATH_HOLDS;
+    }
+  return e->gp_valid[emit_word_index (e, b->start)] ? PATH_HOLDS
+						     : PATH_GOES_ON;
+}
+
+/* Nothing comes back from a call that never returns (__stack_chk_fail,
+   say).  */
+
+static bool
+gp_trusted_no_way (const struct emitter *e, const struct block *from,
+		   void *arg)
+{
+  const struct dyn_symbols *d = arg;
+
+  return calls_noreturn (e, e->returns, from)
+	 || calls_noreturn_import (e, from, d->dyn, d->n_dyn);
+}
+
 /* Whether, on every way control reaches address AT of block BI (P its
    CFG's predecessors), gp is valid (gp_valid) or the program itself
    has read gp as a base (a GOT load, say) since its last write of gp
@@ -447,49 +539,13 @@ gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
 			 const struct object_symbol *const *dyn, size_t n_dyn,
 			 size_t bi, uint32_t at, int *budget)
 {
-  const struct cfg *cfg = &e->a->cfg;
-  const struct code *code = &e->a->code;
-  const struct block *b = &cfg->blocks[bi];
+  struct dyn_symbols d = { dyn, n_dyn };
+  struct path_test test = { gp_trusted_block, gp_trusted_no_way, &d };
 
   /* A multi-GOT object's gp is never the new one (struct new_got).  */
-  if (--*budget < 0 || e->got.in_place)
+  if (e->got.in_place)
     return false;
-  for (uint32_t x = at; x > b->start; x -= 4)
-    {
-      const struct insn *q;
-      if (x < b->end && e->gp_valid[emit_word_index (e, x)])
-	return true;
-      q = code_insn_at (code, x - 4);
-      if (q == NULL || q->kind == INSN_INVALID || (q->writes & R (REG_GP)))
-	return false;
-      if (has_base (q) && q->rs == REG_GP)
-	return true;
-    }
-  if (e->gp_valid[emit_word_index (e, b->start)])
-    return true;
-  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
-    return false;
-  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
-    {
-      const struct block *from = &cfg->blocks[p->from[k]];
-      const struct insn *slot;
-      const struct insn *ctl = cfg_block_control (code, from, &slot);
-      /* Nothing comes back from a call that never returns
-	 (__stack_chk_fail, say).  */
-      if ((from->flags & BLOCK_F_CALL)
-	  && (calls_noreturn (e, e->returns, from)
-	      || calls_noreturn_import (e, from, dyn, n_dyn)))
-	continue;
-      /* A call's successor is its return point, with the callee's gp;
-	 a branch-likely's slot runs on one of its ways only.  */
-      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
-	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
-	  || (ctl != NULL && slot == NULL)
-	  || !gp_trusted_on_all_paths (e, p, dyn, n_dyn, p->from[k],
-				       from->end, budget))
-	return false;
-    }
-  return true;
+  return preds_all_paths (e, p, bi, at, &test, budget);
 }
 
 /* Decide how each got-ref addiu is rewritten (e->gotref_form): as a

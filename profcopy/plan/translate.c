@@ -29,6 +29,29 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
 		       || got_load_value (e, p, &value));
 }
 
+/* got_on_all_paths's question to block BI before AT: the last write
+   of the register *ARG loads it from the GOT or is a GOT reference
+   that the copy turns into such a load.  */
+
+static enum path_verdict
+got_load_block (const struct emitter *e, size_t bi, uint32_t at, void *arg)
+{
+  const struct block *b = &e->a->cfg.blocks[bi];
+  unsigned reg = *(const unsigned *) arg;
+  uint32_t value;
+
+  for (uint32_t x = at; x > b->start; x -= 4)
+    {
+      const struct insn *q = code_insn_at (&e->a->code, x - 4);
+      if (q == NULL || q->kind == INSN_INVALID)
+	return PATH_FAILS;
+      if (q->writes & R (reg))
+	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
+	       || got_load_value (e, q, &value) ? PATH_HOLDS : PATH_FAILS;
+    }
+  return PATH_GOES_ON;
+}
+
 /* Whether, on every way control reaches address AT of block BI (P its
    CFG's predecessors), the last write of register REG before it loads
    it from the GOT or is a GOT reference that the copy turns into such a
@@ -40,38 +63,9 @@ static bool
 got_on_all_paths (const struct emitter *e, const struct preds *p,
 		  size_t bi, uint32_t at, unsigned reg, int *budget)
 {
-  const struct cfg *cfg = &e->a->cfg;
-  const struct code *code = &e->a->code;
-  const struct block *b = &cfg->blocks[bi];
-  uint32_t value;
+  struct path_test test = { got_load_block, NULL, &reg };
 
-  if (--*budget < 0)
-    return false;
-  for (uint32_t x = at; x > b->start; x -= 4)
-    {
-      const struct insn *q = code_insn_at (code, x - 4);
-      if (q == NULL || q->kind == INSN_INVALID)
-	return false;
-      if (q->writes & R (reg))
-	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
-	       || got_load_value (e, q, &value);
-    }
-  if (p->outside[bi] || p->first[bi] == p->first[bi + 1])
-    return false;
-  for (uint32_t k = p->first[bi]; k < p->first[bi + 1]; k++)
-    {
-      const struct block *from = &cfg->blocks[p->from[k]];
-      const struct insn *slot;
-      const struct insn *ctl = cfg_block_control (code, from, &slot);
-      /* A call's successor is its return point; a branch-likely's
-	 slot runs on one of its ways only.  */
-      if ((from->flags & (BLOCK_F_CALL | BLOCK_F_INVALID | BLOCK_F_SLOT_ENTRY))
-	  || (ctl != NULL && (ctl->flags & INSN_F_LIKELY))
-	  || (ctl != NULL && slot == NULL)
-	  || !got_on_all_paths (e, p, p->from[k], from->end, reg, budget))
-	return false;
-    }
-  return true;
+  return preds_all_paths (e, p, bi, at, &test, budget);
 }
 
 /* A malloc'd array saying for every code word of E whether it is the
