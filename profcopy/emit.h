@@ -227,6 +227,9 @@ struct layout
 				   with nothing dead goes there, else 0.  */
   uint8_t *needs_pad;		/* A block start that needs one.  */
   uint32_t *retarget;		/* A branch's new target when not its map.  */
+  uint32_t *t9_const;		/* Per block (or NULL): the original code
+				   address t9 holds on every way in, or 0
+				   (t9_constants).  */
   /* --calls: the probe stub the site calls; whether a copy of the stub
      is laid out just before the site; per entry word, the address
      after its probe, where the function's own branches to its entry
@@ -277,54 +280,51 @@ struct rewrite_stats
   size_t n_probes, n_probe_stubs; /* --calls probe sites and stubs.  */
 };
 
-struct emitter
+/* What the analysis proves of each word, block and function, which
+   every later stage reads (emit_plan fills it before planning, and
+   t9_dataflow after the GOT is planned): per original word unless said
+   otherwise.  */
+struct facts
 {
-  const struct analysis *a;
-  bool fixed_address;		/* ET_EXEC: addresses are absolute.  */
-  bool single;			/* --counter-update=single: increments
-				   with lw and sw, not ll and sc.  */
-  bool folded;			/* The runtime carries the counters' low
-				   words into their high words
-				   (PC_SEGMENT_F_FOLDED): increments have
-				   no carry test, and no carry paths.  */
-
-  size_t n_words;		/* The code's (code_word_index).  */
-
-  uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
-  uint16_t *gotref_form;	/* enum gotref_form of a got-ref addiu.  */
   uint8_t *entered;		/* Reached other than by falling in.  */
   uint8_t *in_llsc;		/* Between an ll and its sc.  */
+  unsigned char *returns;	/* Per function: may return to its caller
+				   (analyse/entries.c, find_returning).  */
+  uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
+  int16_t *gp_saved;		/* The offset from sp of a frame slot that
+				   holds a valid gp, or -1.  */
+  uint8_t *gp_untrusted;	/* Or NULL: a reload of gp from a slot that
+				   may not hold a valid gp.  */
+  uint8_t *t9_valid;		/* t9 holds the new address of the entry of
+				   the word's function.  */
+};
+
+/* What the copy will be, chosen by emit_plan (plan/): the counters and
+   their code, the new GOT and its window, the rewritten GOT
+   references, the translations of indirect jumps, the hooks and the
+   probes.  Per original word unless said otherwise.  */
+struct plan
+{
+  struct count_plan *blocks;	/* Per block: its counting code.  */
+  struct derive derive;		/* Which blocks have counters.  */
+  uint32_t *gotref_slot;	/* New entry + 1 for a got-ref addiu.  */
+  uint16_t *gotref_form;	/* enum gotref_form of a got-ref addiu.  */
   unsigned char *invert;	/* A branch whose condition is inverted.  */
   unsigned char *edge_ok;	/* Per block: its branch edges may have
 				   counters (mark_edge_candidates).  */
   size_t n_edge_candidates;
-  uint8_t *hooks;		/* Per word, HOOK_*: the runtime's syscall
-				   hook is called before the system call;
-				   the jump is noted (--poison-original).  */
+  uint8_t *hooks;		/* HOOK_*: the runtime's syscall hook is
+				   called before the system call; the
+				   jump is noted (--poison-original).  */
   bool exit_hooked;		/* Some hooked system call is exit_group.  */
   struct snippet *xlate;	/* Per indirect jump: scratch registers of
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
-  uint8_t *gp_valid;		/* gp holds the new gp before this word.  */
-  int16_t *gp_saved;		/* Per word: the offset from sp of a frame
-				   slot that holds a valid gp, or -1.  */
-  uint8_t *gp_untrusted;	/* Per word (or NULL): a reload of gp from
-				   a slot that may not hold a valid gp.  */
-  uint8_t *t9_valid;		/* t9 holds the new address of the entry of
-				   the word's function.  */
-  uint32_t *t9_const;		/* Per block, from the layout on (or NULL):
-				   the original code address t9 holds on
-				   every way in, or 0 (t9_constants).  */
-
-  struct count_plan *plans;	/* Per block.  */
-  unsigned char *returns;	/* Per function: may return to its caller
-				   (analyse/entries.c, find_returning).  */
+  size_t n_xlate_guarded;	/* Translations with the gp guard.  */
   /* --calls: per original word, PROBE_ENTRY at a function's entry,
      PROBE_EXIT at a return or tail jump, else 0.  */
   bool calls;
   uint8_t *probe;
-  struct derive derive;		/* Which blocks have counters.  */
-  uint32_t old_start, old_end;	/* The original code range of the map.  */
   /* The window: N_WINDOW counters right after the new GOT at
      SEG.WINDOW (set with the GOT's address), for the counters
      WINDOW_BLOCKS lists in ascending order (a block i, or the counted
@@ -336,12 +336,28 @@ struct emitter
   int32_t *window_slot;
   uint32_t *edge_owner;
   struct new_got got;
-
   /* While emit_plan chooses the counters: per block, its count in the
      used profiles (-1: not known), or NULL without profiles.  */
   double *counts;
-  size_t n_xlate_guarded;	/* Translations with the gp guard.  */
+};
 
+/* One object's rewrite: how it is asked for, then the records of the
+   stages in the order they are made.  */
+struct emitter
+{
+  const struct analysis *a;
+  bool fixed_address;		/* ET_EXEC: addresses are absolute.  */
+  bool single;			/* --counter-update=single: increments
+				   with lw and sw, not ll and sc.  */
+  bool folded;			/* The runtime carries the counters' low
+				   words into their high words
+				   (PC_SEGMENT_F_FOLDED): increments have
+				   no carry test, and no carry paths.  */
+  size_t n_words;		/* The code's (code_word_index).  */
+  uint32_t old_start, old_end;	/* The original code range of the map.  */
+
+  struct facts facts;
+  struct plan plan;
   struct layout layout;
   struct seg_addrs seg;
   struct rewrite_stats stats;
@@ -388,10 +404,11 @@ bool call_sites_wait (struct call_sites *sites);
 /* Wait for the liveness if needed, and free SITES' arrays.  */
 void call_sites_free (struct call_sites *sites);
 
-/* Prepare E for the analysis A: the gp state of every word, the count
-   plan of every block (a counter in every one with ALL_BLOCKS, else
-   only where derive.c says, with the SITES of emit_narrow_liveness) and
-   the new GOT's entries (their addresses are fixed later); with SINGLE,
+/* Prepare E for the analysis A: its facts (struct facts,
+   analyse/facts.c), then its plan (struct plan): the count plan of
+   every block (a counter in every one with ALL_BLOCKS, else only where
+   derive.c says, with the SITES of emit_narrow_liveness) and the new
+   GOT's entries (their addresses are fixed later); with SINGLE,
    increments that threads may race (see struct emitter).  The N_USED
    profiled objects USED (earlier runs of this file; may be NULL) place
    the counters by their counts instead of by the static estimate.

@@ -201,8 +201,9 @@ report (const struct rewriter *rw, const char *in_path)
 	   "translated at run time (%zu of them with the gp guard, %zu "
 	   "without gp left as they are), %u new GOT entries, %zu probes "
 	   "with %zu stubs; new text %u bytes\n", in_path, s->n_long_calls,
-	   s->n_xlate, e->n_xlate_guarded, s->n_xlate_skipped, e->got.n_new,
-	   s->n_probes, s->n_probe_stubs, e->layout.text_size);
+	   s->n_xlate, e->plan.n_xlate_guarded, s->n_xlate_skipped,
+	   e->plan.got.n_new, s->n_probes, s->n_probe_stubs,
+	   e->layout.text_size);
   if (s->n_gotref_nogp > 0)
     fprintf (stderr, "profcopy: %s: %zu GOT references where gp may not "
 	     "be valid, written without gp (%zu left relative to gp)\n",

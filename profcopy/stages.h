@@ -41,7 +41,7 @@
 #define GP_FROM_PC_WORDS	8
 #define GP_FROM_PC_RA_WORDS	4
 
-/* The flags of struct emitter's hooks.  */
+/* The flags of struct plan's hooks.  */
 #define HOOK_SYSCALL	1
 #define HOOK_JUMP_NOTE	2
 
@@ -192,6 +192,10 @@ put (struct cursor *c, uint32_t word)
   c->pc += 4;
 }
 
+/* analyse/facts.c.  */
+
+bool prove_facts (struct emitter *e, const uint32_t *into, char **errmsg);
+
 /* analyse/entries.c.  */
 
 void mark_entries (const struct analysis *a, unsigned char *entry);
@@ -276,9 +280,6 @@ void mark_jump_notes (struct emitter *e);
 /* Give every bal over data its long form, LONG_DATA_BAL.  */
 void mark_data_bals (struct emitter *e);
 
-/* Mark the words inside ll/sc sequences (in_llsc).  */
-void mark_llsc (struct emitter *e);
-
 /* Mark the entry and exit probes of --calls; false when out of
    memory.  */
 bool mark_probes (struct emitter *e);
@@ -336,8 +337,6 @@ bool plan_got (struct emitter *e, char **errmsg);
 uint32_t gotref_target (const struct emitter *e, long w);
 
 bool finish_got (struct emitter *e, char **errmsg);
-
-void mark_entered (struct emitter *e);
 
 long got_load_slot (const struct emitter *e, const struct insn *insn);
 bool got_load_value (const struct emitter *e, const struct insn *insn,

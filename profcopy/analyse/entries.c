@@ -323,7 +323,7 @@ mark_cold (const struct emitter *e)
     {
       const struct block *b = &cfg->blocks[i];
       const struct insn *last = code_insn_at (&e->a->code, b->end - 4);
-      if (calls_noreturn (e, e->returns, b)
+      if (calls_noreturn (e, e->facts.returns, b)
 	  || calls_noreturn_import (e, b, dyn, n_dyn)
 	  || (last != NULL && (last->flags & INSN_F_TRAP)))
 	cold[i] = 1;

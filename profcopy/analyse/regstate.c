@@ -39,8 +39,8 @@ gp_step (const struct emitter *e, bool valid, const struct insn *insn)
       || is_llvm_gp_addu (&e->a->relocs, insn))
     return true;
   return (insn->op == OP_LW && insn->rs == REG_SP
-	  && (e->gp_untrusted == NULL
-	      || !e->gp_untrusted[emit_word_index (e, insn->addr)]));
+	  && (e->facts.gp_untrusted == NULL
+	      || !e->facts.gp_untrusted[emit_word_index (e, insn->addr)]));
 }
 
 /* The gp state of block B: see state_block.  */
@@ -48,7 +48,7 @@ gp_step (const struct emitter *e, bool valid, const struct insn *insn)
 static bool
 gp_block (struct emitter *e, const struct block *b, bool in, bool record)
 {
-  return state_block (e, b, in, gp_step, record ? e->gp_valid : NULL);
+  return state_block (e, b, in, gp_step, record ? e->facts.gp_valid : NULL);
 }
 
 /* The gp state at the end of block B from both states in, in one
@@ -315,7 +315,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
      bit 1 from valid.  */
   for (size_t i = 0; i < n; i++)
     out[i] = gp_transfer (e, &cfg->blocks[i])
-	     | (calls_noreturn (e, e->returns, &cfg->blocks[i]) ? 4 : 0);
+	     | (calls_noreturn (e, e->facts.returns, &cfg->blocks[i]) ? 4 : 0);
   if (!e->fixed_address)
     mark_internal_entries (e->a, internal);
   /* A function that only the calls of INTO enter (through t9 from the
@@ -430,7 +430,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
      in_place), not even where the dataflow stays optimistic (a cycle
      that nothing enters, the code after a call that trusts gp).  */
   if (object_multi_got (&a->obj))
-    memset (e->gp_valid, 0, e->n_words);
+    memset (e->facts.gp_valid, 0, e->n_words);
   free (dirty);
   free (ret_fell);
   free (entry);
@@ -455,7 +455,7 @@ gp_saved_step (const struct emitter *e, long w, int32_t state,
     return -1;
   if (!(insn->flags & INSN_F_STORE) || insn->rs != REG_SP)
     return state;
-  if (insn->op == OP_SW && insn->rt == REG_GP && e->gp_valid[w]
+  if (insn->op == OP_SW && insn->rt == REG_GP && e->facts.gp_valid[w]
       && insn->imm >= 0 && insn->imm <= 0x7fff - 16)
     return insn->imm;
   if (state >= 0 && insn->imm > state - 8 && insn->imm < state + 4)
@@ -475,7 +475,7 @@ gp_saved_block (struct emitter *e, const struct block *b, int32_t st,
       long w = emit_word_index (e, x);
       const struct insn *insn = code_insn_at (&e->a->code, x);
       if (record)
-	e->gp_saved[w] = (int16_t) st;
+	e->facts.gp_saved[w] = (int16_t) st;
       st = insn == NULL ? -1 : gp_saved_step (e, w, st, insn);
     }
   return st;
@@ -652,7 +652,7 @@ gp_check_reloads (struct emitter *e)
 	if (insn == NULL || insn->op != OP_SW || insn->rs != REG_SP
 	    || insn->rt != REG_GP)
 	  continue;
-	valid = e->gp_valid[emit_word_index (e, x)];
+	valid = e->facts.gp_valid[emit_word_index (e, x)];
 	if (!valid ? !add_save (&bad, &n_bad, &room_bad,
 				cfg->blocks[i].func, insn->imm)
 	    : llvm != NULL && llvm[cfg->blocks[i].func]
@@ -671,22 +671,22 @@ gp_check_reloads (struct emitter *e)
 	uint32_t func = cfg->blocks[i].func;
 	if (insn == NULL || insn->op != OP_LW || insn->rs != REG_SP
 	    || !(insn->writes & R (REG_GP))
-	    || (e->gp_untrusted != NULL && e->gp_untrusted[w]))
+	    || (e->facts.gp_untrusted != NULL && e->facts.gp_untrusted[w]))
 	  continue;
 	if (!has_save (bad, n_bad, func, insn->imm)
 	    && !(llvm != NULL && llvm[func]
 		 && !has_save (good, n_good, func, insn->imm)))
 	  continue;
-	if (e->gp_untrusted == NULL)
+	if (e->facts.gp_untrusted == NULL)
 	  {
-	    e->gp_untrusted = calloc (code->n_words + 1, 1);
-	    if (e->gp_untrusted == NULL)
+	    e->facts.gp_untrusted = calloc (code->n_words + 1, 1);
+	    if (e->facts.gp_untrusted == NULL)
 	      {
 		marked = -1;
 		goto out;
 	      }
 	  }
-	e->gp_untrusted[w] = 1;
+	e->facts.gp_untrusted[w] = 1;
 	marked = 1;
       }
  out:

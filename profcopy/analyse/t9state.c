@@ -27,7 +27,7 @@ t9_step (const struct emitter *e, bool valid, const struct insn *insn)
 static bool
 t9_block (struct emitter *e, const struct block *b, bool in, bool record)
 {
-  return state_block (e, b, in, t9_step, record ? e->t9_valid : NULL);
+  return state_block (e, b, in, t9_step, record ? e->facts.t9_valid : NULL);
 }
 
 /* The value t9 holds after INSN, which held VALUE before: an original
@@ -43,9 +43,9 @@ t9_const_step (const struct emitter *e, uint32_t value,
   if (!(insn->writes & R (REG_T9)))
     return value;
   w = emit_word_index (e, insn->addr);
-  if (e->gotref_slot[w] != 0
-      && (GOTREF_KIND (e->gotref_form[w]) == GOTREF_ABS
-	  || e->gotref_slot[w] - 1 >= e->got.n_fixed))
+  if (e->plan.gotref_slot[w] != 0
+      && (GOTREF_KIND (e->plan.gotref_form[w]) == GOTREF_ABS
+	  || e->plan.gotref_slot[w] - 1 >= e->plan.got.n_fixed))
     return gotref_target (e, w);
   if (insn->rt == REG_T9 && got_load_value (e, insn, &v))
     return v;

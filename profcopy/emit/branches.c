@@ -61,7 +61,7 @@ put_far (struct cursor *c, unsigned r, uint32_t target, uint32_t k,
 
   if (use_gp)
     put (c, itype (OP_LW, REG_GP, r,
-		   4 * (e->got.n_old_local + k) - 0x7ff0));
+		   4 * (e->plan.got.n_old_local + k) - 0x7ff0));
   else if (save_ra)
     put_bal_address_keep_ra (c, r, emit_map (e, target));
   else
@@ -302,12 +302,12 @@ slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
       || insn->kind != INSN_OTHER
       || (insn->flags & (INSN_F_TRAP | INSN_F_SLOT))
       || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL)
-      || (insn->writes & R (REG_GP)) || e->in_llsc[w]
-      || e->gotref_slot[w] != 0 || e->xlate[w].kind != 0xff
-      || e->probe[w] != 0 || (e->layout.needs_pad[w] && !pad_ok)
+      || (insn->writes & R (REG_GP)) || e->facts.in_llsc[w]
+      || e->plan.gotref_slot[w] != 0 || e->plan.xlate[w].kind != 0xff
+      || e->plan.probe[w] != 0 || (e->layout.needs_pad[w] && !pad_ok)
       || insn_words (e, w, insn) != 1)
     return NULL;
-  p = &e->plans[t - cfg->blocks];
+  p = &e->plan.blocks[t - cfg->blocks];
   if (p->edge || (!p->derived && p->at <= target))
     return NULL;
   return insn;

@@ -366,7 +366,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
   const struct emitter *e = c->e;
   uint32_t counter = e->seg.counters + 8 * (uint32_t) index;
   uint32_t chunk = (8 * (uint32_t) index) >> 16;
-  uint32_t slot = e->got.n_old_local + chunk;
+  uint32_t slot = e->plan.got.n_old_local + chunk;
   unsigned r1 = snippet_base_reg (p);
   uint32_t hi;
 
@@ -435,9 +435,9 @@ put_snippet (struct cursor *c, size_t index, size_t block,
   if (p->kind == COUNT_WINDOW)
     {
       int32_t off = (int32_t) (e->seg.window + emit_window_entry (e)
-			       * (uint32_t) e->window_slot[index]
-			       - e->got.gp);
-      if (e->window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
+			       * (uint32_t) e->plan.window_slot[index]
+			       - e->plan.got.gp);
+      if (e->plan.window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
 	c->failed = true;
       else
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);

@@ -80,7 +80,8 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     }
   if (w > 0 && long_takes_slot (e->layout.long_kind[w - 1]))
     return 0;
-  if (e->gotref_slot[w] != 0 && !(e->gotref_form[w] & GOTREF_F_BEFORE))
+  if (e->plan.gotref_slot[w] != 0
+      && !(e->plan.gotref_form[w] & GOTREF_F_BEFORE))
     return gotref_words (e, w);
   return 1;
 }
@@ -176,7 +177,7 @@ retarget_entry_branches (struct emitter *e)
 	continue;
       t = emit_word_index (e, ctl->target);
       w = emit_word_index (e, ctl->addr);
-      if (t < 0 || !(e->probe[t] & PROBE_ENTRY) || e->plans[i].edge
+      if (t < 0 || !(e->plan.probe[t] & PROBE_ENTRY) || e->plan.blocks[i].edge
 	  || cfg_function_at (cfg, ctl->target) != &cfg->funcs[b->func])
 	continue;
       e->layout.retarget[w] = e->layout.past_probe[t];
@@ -230,7 +231,7 @@ layout_pass (struct emitter *e)
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       const struct block *b = &a->cfg.blocks[i];
-      struct count_plan *p = &e->plans[i];
+      struct count_plan *p = &e->plan.blocks[i];
       long ws = emit_word_index (e, b->start);
       bool over;
 
@@ -240,7 +241,7 @@ layout_pass (struct emitter *e)
 	  pc += 4 * PAD_WORDS;
 	}
       e->layout.map[ws] = pc;
-      if (e->probe[ws] & PROBE_ENTRY)
+      if (e->plan.probe[ws] & PROBE_ENTRY)
 	{
 	  layout_probe_site (e, ws, &pc, &last_stub, false);
 	  e->layout.past_probe[ws] = pc;
@@ -300,14 +301,14 @@ layout_pass (struct emitter *e)
 		  continue;
 		}
 	    }
-	  if (e->probe[w] & PROBE_EXIT)
+	  if (e->plan.probe[w] & PROBE_EXIT)
 	    layout_probe_site (e, w, &pc, &last_stub,
-			       (e->probe[w] & PROBE_ENTRY) != 0);
-	  if (e->xlate[w].kind != 0xff)
-	    pc += 4 * xlate_words (e, &e->xlate[w]);
-	  if (e->hooks[w] & HOOK_SYSCALL)
+			       (e->plan.probe[w] & PROBE_ENTRY) != 0);
+	  if (e->plan.xlate[w].kind != 0xff)
+	    pc += 4 * xlate_words (e, &e->plan.xlate[w]);
+	  if (e->plan.hooks[w] & HOOK_SYSCALL)
 	    pc += 4 * SYSHOOK_WORDS;
-	  if (e->hooks[w] & HOOK_JUMP_NOTE)
+	  if (e->plan.hooks[w] & HOOK_JUMP_NOTE)
 	    pc += 4 * JUMP_NOTE_WORDS;
 	  if (at != b->start)
 	    e->layout.map[w] = pc;
@@ -382,7 +383,7 @@ layout_pass (struct emitter *e)
 	}
     }
   e->layout.text_size = pc - e->layout.text_addr;
-  if (e->calls)
+  if (e->plan.calls)
     retarget_entry_branches (e);
 }
 
@@ -428,11 +429,11 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
      (GOTREF_F_BEFORE) has written its register already.  */
   if (gotref_before_words (e, w) != 0)
     moved = R (slot->rt) | R (slot->rs)
-	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_TMP
-	       ? R (GOTREF_REG (e->gotref_form[w + 1])) : 0)
-	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_T9
+	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_TMP
+	       ? R (GOTREF_REG (e->plan.gotref_form[w + 1])) : 0)
+	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_T9
 	       ? R (REG_T9) : 0)
-	    | (GOTREF_KIND (e->gotref_form[w + 1]) == GOTREF_PC
+	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_PC
 	       ? R (REG_RA) : 0);
   if ((call || jump) && !(moved & R (REG_T9))
       && t9_holds (e, insn, insn->target))
@@ -459,10 +460,11 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   if (!call && (slot->writes & R (REG_GP)))
     gp = slot->op == OP_LW && slot->rs == REG_SP;
   else
-    gp = e->gp_valid[w];
+    gp = e->facts.gp_valid[w];
   /* A GOT that cannot take another entry leaves the bal form, and so
      do GOTs that stay in place, whose gp is never the new one.  */
-  if (gp && (e->got.in_place || !got_has_room (&e->got, insn->target)))
+  if (gp && (e->plan.got.in_place
+	     || !got_has_room (&e->plan.got, insn->target)))
     gp = false;
   if (call)
     dead = ~cfg_live_at (code, cfg, b, insn->addr);
@@ -495,7 +497,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
   save_ra = !gp && !call && !(dead & R (REG_RA));
   if (gp)
     {
-      k = got_target_entry (&e->got, insn->target);
+      k = got_target_entry (&e->plan.got, insn->target);
       if (k == (uint32_t) -1)
 	{
 	  *errmsg = strdup ("out of memory");
@@ -532,7 +534,7 @@ t9_unproven (const struct emitter *e, const struct insn *insn, long w)
   const struct insn *slot = code_insn_at (&e->a->code, insn->addr + 4);
 
   if ((insn->kind != INSN_CALL && insn->kind != INSN_JUMP)
-      || (insn->flags & INSN_F_COND) || !e->got.in_place
+      || (insn->flags & INSN_F_COND) || !e->plan.got.in_place
       || gotref_before_words (e, w) != 0 || slot == NULL
       || ((slot->reads | slot->writes) & R (REG_T9)))
     return false;
@@ -551,7 +553,7 @@ jump_plan (struct emitter *e, const struct insn *insn)
 
   if (b == NULL)
     return NULL;
-  p = &e->plans[b - e->a->cfg.blocks];
+  p = &e->plan.blocks[b - e->a->cfg.blocks];
   return p->s.jump && !p->derived && !p->edge && p->at == insn->addr
 	 ? p : NULL;
 }
@@ -564,15 +566,16 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
   e->layout.text_addr = text_addr;
   /* What t9 holds where a long call may go through it (t9_holds), now
      that the got-ref forms are known.  */
-  if (!e->fixed_address && e->t9_const == NULL)
+  if (!e->fixed_address && e->layout.t9_const == NULL)
     {
-      e->t9_const = malloc ((e->a->cfg.n_blocks + 1) * sizeof *e->t9_const);
-      if (e->t9_const == NULL)
+      e->layout.t9_const = malloc ((e->a->cfg.n_blocks + 1)
+				   * sizeof *e->layout.t9_const);
+      if (e->layout.t9_const == NULL)
 	{
 	  *errmsg = strdup ("out of memory");
 	  return false;
 	}
-      t9_constants (e, e->t9_const);
+      t9_constants (e, e->layout.t9_const);
     }
   for (int pass = 0; pass < 32; pass++)
     {

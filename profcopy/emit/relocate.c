@@ -76,7 +76,7 @@ apply_relocs (struct rewriter *rw)
 	  patch_word (rw, r->addr,
 		      r->via == VIA_GPREL
 		      ? emit_map (e, r->target) - (r->base == obj->gp
-						   ? e->got.gp : r->base)
+						   ? e->plan.got.gp : r->base)
 		      : r->via == VIA_LABEL
 		      ? emit_map (e, r->target) - emit_map (e, r->base)
 		      : emit_map (e, r->target));
@@ -86,7 +86,7 @@ apply_relocs (struct rewriter *rw)
 	     address in its entry, which ld.so moves by the load bias (a
 	     secondary GOT's through its R_MIPS_REL32 relocation); not a
 	     page, which the copy leaves as it is there.  */
-	  if (e->got.in_place && (r->target & 0xffff) != 0)
+	  if (e->plan.got.in_place && (r->target & 0xffff) != 0)
 	    patch_word (rw, r->addr, emit_map (e, r->target));
 	  break;
 	default:
@@ -98,7 +98,8 @@ apply_relocs (struct rewriter *rw)
      place: with lazy binding, ld.so only adds the load bias to one that
      differs from the symbol's value (glibc's elf_machine_got_rel), and
      the secondary GOTs' copy them.  */
-  for (uint32_t i = obj->dyn.local_gotno; e->got.in_place && i < e->got.n_old;
+  for (uint32_t i = obj->dyn.local_gotno;
+       e->plan.got.in_place && i < e->plan.got.n_old;
        i++)
     {
       uint32_t v;
@@ -113,7 +114,7 @@ apply_relocs (struct rewriter *rw)
       if (s->value_offset + 4 > obj->size)
 	continue;
       if (!s->dynamic && s->name != NULL && strcmp (s->name, "_gp") == 0)
-	put32 (p, e->got.gp, obj->big_endian);
+	put32 (p, e->plan.got.gp, obj->big_endian);
       else if (s->type != STT_SECTION && s->type != STT_FILE
 	       && s->shndx != SHN_ABS && object_is_code (obj, s->value))
 	put32 (p, emit_map (e, s->value), obj->big_endian);
@@ -126,7 +127,7 @@ apply_relocs (struct rewriter *rw)
     if (obj->sections[i].type == SHT_MIPS_REGINFO
 	&& obj->sections[i].size >= 24
 	&& obj->sections[i].offset + 24 <= obj->size)
-      put32 (rw->image + obj->sections[i].offset + 20, e->got.gp,
+      put32 (rw->image + obj->sections[i].offset + 20, e->plan.got.gp,
 	     obj->big_endian);
 }
 
@@ -136,7 +137,7 @@ void
 move_got_relocs (struct rewriter *rw)
 {
   const struct mips_object *obj = &rw->a.obj;
-  const struct new_got *g = &rw->e.got;
+  const struct new_got *g = &rw->e.plan.got;
 
   for (uint32_t off = 0; !g->in_place && off + 8 <= obj->dyn.relsz; off += 8)
     {
@@ -181,9 +182,9 @@ dynamic_value (const struct rewriter *rw, uint32_t tag, uint32_t val)
   switch (tag)
     {
     case DT_PLTGOT:
-      return e->got.addr;
+      return e->plan.got.addr;
     case DT_MIPS_LOCAL_GOTNO:
-      return e->got.in_place ? val : val + e->got.n_new;
+      return e->plan.got.in_place ? val : val + e->plan.got.n_new;
     case DT_INIT:
     case DT_FINI:
       return emit_map (e, val);

@@ -143,7 +143,7 @@ build_got (struct rewriter *rw, size_t off)
 {
   const struct mips_object *obj = &rw->a.obj;
   const struct reloc_table *t = &rw->a.relocs;
-  struct new_got *g = &rw->e.got;
+  struct new_got *g = &rw->e.plan.got;
   unsigned char *got = rw->sb.buf + off;
   bool be = obj->big_endian;
 
@@ -389,7 +389,7 @@ build_eh (struct rewriter *rw, char **errmsg)
 uint32_t
 n_counters (const struct emitter *e)
 {
-  return (uint32_t) (e->derive.n_blocks + e->derive.n_edges);
+  return (uint32_t) (e->plan.derive.n_blocks + e->plan.derive.n_edges);
 }
 
 /* The bytes of E's derivation table (include/segment.h).  */
@@ -397,8 +397,9 @@ n_counters (const struct emitter *e)
 static uint32_t
 derive_size (const struct emitter *e)
 {
-  return (uint32_t) (sizeof (struct pc_derive) + 4 * e->derive.n_blocks
-		     + 8 * e->derive.n_links + 8 * e->derive.n_edges);
+  return (uint32_t) (sizeof (struct pc_derive) + 4 * e->plan.derive.n_blocks
+		     + 8 * e->plan.derive.n_links
+		     + 8 * e->plan.derive.n_edges);
 }
 
 /* The distance from file offsets to addresses in OBJ's first PT_LOAD
@@ -480,9 +481,9 @@ lay_out_code (struct rewriter *rw, struct seg_parts *at, char **errmsg)
     return no_memory (errmsg);
   at->map = seg_reserve (sb, e->old_end - e->old_start, 4);
   at->blocks = seg_reserve (sb, 8 * rw->a.cfg.n_blocks, 4);
-  if (e->n_window > 0)
-    at->window_blocks = seg_reserve (sb, 4 * e->n_window, 4);
-  if (e->derive.n_measured < rw->a.cfg.n_blocks)
+  if (e->plan.n_window > 0)
+    at->window_blocks = seg_reserve (sb, 4 * e->plan.n_window, 4);
+  if (e->plan.derive.n_measured < rw->a.cfg.n_blocks)
     {
       at->derive = seg_reserve (sb, derive_size (e), 4);
       if (at->derive == (size_t) -1)
@@ -518,7 +519,7 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
      the old GOT is after the original code; the gap between the
      segments, mapped by neither, makes up what the tables do not.  */
   rw_start = (sb->size + 0xffff) & ~(size_t) 0xffff;
-  if (e->n_xlate_guarded > 0)
+  if (e->plan.n_xlate_guarded > 0)
     {
       uint64_t need;
       if (obj->got_addr < e->old_end)
@@ -556,27 +557,29 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
 			 + offsetof (struct pc_segment_header, syscall_hook);
   e->seg.jump_note_slot = sb->vaddr + (uint32_t) at->hdr
 		      + offsetof (struct pc_segment_header, jump_note);
-  at->got = e->got.in_place ? 0
-	    : seg_reserve (sb, 4 * (e->got.n_old + e->got.n_new), 16);
+  at->got = e->plan.got.in_place ? 0
+	    : seg_reserve (sb, 4 * (e->plan.got.n_old + e->plan.got.n_new),
+			   16);
   /* The window right after the GOT, within gp's reach.  */
-  if (e->n_window > 0)
-    at->window = seg_reserve (sb, emit_window_entry (e) * e->n_window, 8);
+  if (e->plan.n_window > 0)
+    at->window = seg_reserve (sb, emit_window_entry (e) * e->plan.n_window, 8);
   if (at->got == (size_t) -1 || at->window == (size_t) -1)
     return no_memory (errmsg);
-  e->got.addr = e->got.in_place ? obj->got_addr
+  e->plan.got.addr = e->plan.got.in_place ? obj->got_addr
 		: sb->vaddr + (uint32_t) at->got;
   e->seg.window = sb->vaddr + (uint32_t) at->window;
-  if (e->n_window > 0)
+  if (e->plan.n_window > 0)
     {
       unsigned char *wb = sb->buf + at->window_blocks;
-      memset (sb->buf + at->window, 0, emit_window_entry (e) * e->n_window);
-      for (uint32_t k = 0; k < e->n_window; k++, wb += 4)
-	put32 (wb, e->window_blocks[k], obj->big_endian);
+      memset (sb->buf + at->window, 0,
+	      emit_window_entry (e) * e->plan.n_window);
+      for (uint32_t k = 0; k < e->plan.n_window; k++, wb += 4)
+	put32 (wb, e->plan.window_blocks[k], obj->big_endian);
     }
   rw->map_addr = sb->vaddr + (uint32_t) at->map;
   if (!build_eh (rw, errmsg))
     return false;
-  e->got.gp = e->got.in_place ? obj->gp : e->got.addr + 0x7ff0;
+  e->plan.got.gp = e->plan.got.in_place ? obj->gp : e->plan.got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
     return false;
@@ -610,10 +613,10 @@ add_sections (struct rewriter *rw, const struct seg_parts *at)
 		 vaddr + (uint32_t) at->derive, derive_size (e), 4);
   add_section (rw, ".profcopy.counters", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 	       e->seg.counters, 8 * n_counters (e), 16);
-  if (!e->got.in_place)
-    move_section_header (rw, ".got", e->got.addr,
+  if (!e->plan.got.in_place)
+    move_section_header (rw, ".got", e->plan.got.addr,
 			 seg_file_offset (rw, at->got),
-			 4 * (e->got.n_old + e->got.n_new));
+			 4 * (e->plan.got.n_old + e->plan.got.n_new));
   if (rw->dyn_addr != 0)
     {
       move_section_header (rw, ".dynamic", rw->dyn_addr,
@@ -647,16 +650,16 @@ fill_tables (struct rewriter *rw, const struct seg_parts *at)
   if (at->derive != 0)
     {
       unsigned char *d = buf + at->derive;
-      put32 (d, e->derive.n_vertices, be);
-      put32 (d + 4, (uint32_t) e->derive.n_links, be);
-      put32 (d + 8, (uint32_t) e->derive.n_edges, be);
+      put32 (d, e->plan.derive.n_vertices, be);
+      put32 (d + 4, (uint32_t) e->plan.derive.n_links, be);
+      put32 (d + 8, (uint32_t) e->plan.derive.n_edges, be);
       d += sizeof (struct pc_derive);
       for (size_t i = 0; i < cfg->n_blocks; i++, d += 4)
-	put32 (d, e->derive.rule[i], be);
-      for (size_t i = 0; i < 2 * e->derive.n_links; i++, d += 4)
-	put32 (d, e->derive.links[i], be);
-      for (size_t i = 0; i < 2 * e->derive.n_edges; i++, d += 4)
-	put32 (d, e->derive.edges[i], be);
+	put32 (d, e->plan.derive.rule[i], be);
+      for (size_t i = 0; i < 2 * e->plan.derive.n_links; i++, d += 4)
+	put32 (d, e->plan.derive.links[i], be);
+      for (size_t i = 0; i < 2 * e->plan.derive.n_edges; i++, d += 4)
+	put32 (d, e->plan.derive.edges[i], be);
     }
 }
 
@@ -675,9 +678,9 @@ tables_crc (const struct rewriter *rw, const struct seg_parts *at)
 			8 * (size_t) rw->a.cfg.n_blocks);
   if (at->derive != 0)
     crc = crc32_ieee_add (crc, buf + at->derive, derive_size (e));
-  if (e->n_window > 0)
+  if (e->plan.n_window > 0)
     crc = crc32_ieee_add (crc, buf + at->window_blocks,
-			  4 * (size_t) e->n_window);
+			  4 * (size_t) e->plan.n_window);
   return crc;
 }
 
@@ -710,14 +713,15 @@ fill_header (struct rewriter *rw, const struct seg_parts *at)
   put32 (h + 60, (rw->main_program ? PC_SEGMENT_F_MAIN : 0)
 		 | (rw->opts->calls ? PC_SEGMENT_F_CALLS : 0)
 		 | (rw->opts->folded ? PC_SEGMENT_F_FOLDED : 0)
-		 | (e->exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0)
+		 | (e->plan.exit_hooked ? PC_SEGMENT_F_EXIT_HOOK : 0)
 		 | (rw->opts->poison_original ? PC_SEGMENT_F_POISONED : 0), be);
   put32 (h + 64, at->derive != 0 ? vaddr + (uint32_t) at->derive : 0, be);
   put32 (h + 68, 0, be);	/* probe_enter, probe_exit: the runtime's.  */
   put32 (h + 72, 0, be);
-  put32 (h + 76, e->n_window > 0 ? e->seg.window : 0, be);
-  put32 (h + 80, e->n_window, be);
-  put32 (h + 84, e->n_window > 0 ? vaddr + (uint32_t) at->window_blocks : 0,
+  put32 (h + 76, e->plan.n_window > 0 ? e->seg.window : 0, be);
+  put32 (h + 80, e->plan.n_window, be);
+  put32 (h + 84,
+	 e->plan.n_window > 0 ? vaddr + (uint32_t) at->window_blocks : 0,
 	 be);
   put32 (h + 88, 0, be);	/* syscall_hook: the runtime's.  */
   put32 (h + 92, 0, be);	/* jump_note: the runtime's.  */

@@ -123,10 +123,10 @@ static void
 put_gotref (struct cursor *c, const struct insn *insn, long w)
 {
   const struct emitter *e = c->e;
-  const struct new_got *g = &e->got;
-  uint32_t k = e->gotref_slot[w] - 1;
+  const struct new_got *g = &e->plan.got;
+  uint32_t k = e->plan.gotref_slot[w] - 1;
   uint32_t slot = g->n_old_local + k;
-  unsigned form = e->gotref_form[w];
+  unsigned form = e->plan.gotref_form[w];
   uint32_t f, d, hi, page;
   int32_t lo;
   unsigned r;
@@ -172,13 +172,14 @@ put_gotref (struct cursor *c, const struct insn *insn, long w)
       put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
       break;
     case GOTREF_ABS:
-      split_hi_lo (emit_map (e, e->gotref_slot[w]), &hi, &lo);
+      split_hi_lo (emit_map (e, e->plan.gotref_slot[w]), &hi, &lo);
       put (c, itype (OP_LUI, 0, insn->rt, hi));
       put (c, itype (OP_ADDIU, insn->rt, insn->rt, (uint32_t) lo));
       break;
     case GOTREF_SAVED:
       /* The gp the function saved in its frame.  */
-      put (c, itype (OP_LW, REG_SP, insn->rt, (uint32_t) e->gp_saved[w]));
+      put (c, itype (OP_LW, REG_SP, insn->rt,
+		     (uint32_t) e->facts.gp_saved[w]));
       put (c, itype (OP_LW, insn->rt, insn->rt, 4 * slot - 0x7ff0));
       break;
     default:
@@ -197,16 +198,16 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 {
   const struct emitter *e = c->e;
   const struct mips_object *obj = &e->a->obj;
-  const struct new_got *g = &e->got;
+  const struct new_got *g = &e->plan.got;
   long w = emit_word_index (e, insn->addr);
   uint32_t word = insn->word;
   bool hi;
 
   if (w >= 0 && e->layout.long_kind[w] != LONG_NONE)
     return put_long (c, insn, w, errmsg);
-  if (w >= 0 && e->gotref_slot[w] != 0)
+  if (w >= 0 && e->plan.gotref_slot[w] != 0)
     {
-      if (e->gotref_form[w] & GOTREF_F_BEFORE)
+      if (e->plan.gotref_form[w] & GOTREF_F_BEFORE)
 	put (c, 0);		/* Its branch ran it.  */
       else
 	put_gotref (c, insn, w);
@@ -232,7 +233,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
 	  if (off < -32768 || off > 32767)
 	    goto range;
-	  if (e->invert[w])
+	  if (e->plan.invert[w])
 	    word = invert_branch (word);
 	  word = (word & 0xffff0000) | ((uint32_t) off & 0xffff);
 	}
@@ -255,7 +256,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
      context returns to) moves with the copy: t9 holds the entry's new
      address there.  */
   if (insn->op == OP_ADDIU && insn->rs == REG_T9 && w >= 0
-      && !e->fixed_address && e->t9_valid[w] && insn->imm != 0)
+      && !e->fixed_address && e->facts.t9_valid[w] && insn->imm != 0)
     {
       const struct cfg *cfg = &e->a->cfg;
       const struct block *b = cfg_block_at (cfg, insn->addr);
@@ -330,7 +331,8 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
     return false;
   /* A multi-GOT object's function keeps its GOT's gp (struct new_got,
      in_place).  */
-  info = (e->got.in_place ? r->aux : e->got.gp) - emit_map (e, r->target);
+  info = (e->plan.got.in_place ? r->aux : e->plan.got.gp)
+	 - emit_map (e, r->target);
   if (is_lui)
     put (c, itype (OP_LUI, 0, r->index, ((info + 0x8000) >> 16) & 0xffff));
   else
@@ -362,7 +364,7 @@ is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn)
 uint32_t
 got_value_words (const struct emitter *e)
 {
-  return e->fixed_address ? 2 : e->got.in_place ? 3 : 1;
+  return e->fixed_address ? 2 : e->plan.got.in_place ? 3 : 1;
 }
 
 /* Put into REG the run-time value of the new GOT entry K: loaded off
@@ -374,7 +376,7 @@ got_value_words (const struct emitter *e)
 static void
 put_got_value_at (struct cursor *c, unsigned base, unsigned reg, uint32_t k)
 {
-  const struct new_got *g = &c->e->got;
+  const struct new_got *g = &c->e->plan.got;
   uint32_t hi;
   int32_t lo;
 
@@ -491,7 +493,7 @@ put_gp_guard (struct cursor *c, unsigned base, unsigned x, unsigned r1,
 	      unsigned r2)
 {
   const struct emitter *e = c->e;
-  const struct new_got *g = &e->got;
+  const struct new_got *g = &e->plan.got;
   uint32_t hi, start_words = got_value_words (e);
   int32_t lo;
 
@@ -524,7 +526,7 @@ static void
 put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
 {
   const struct emitter *e = c->e;
-  const struct new_got *g = &e->got;
+  const struct new_got *g = &e->plan.got;
   unsigned x = insn->rs, r1 = sn->regs[0], r2 = sn->regs[1];
   unsigned base = sn->gp_reg != 0 ? sn->gp_reg : REG_GP;
   /* The words from the first branch's slot and the second's to the
@@ -677,7 +679,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
       const struct block *b = &a->cfg.blocks[i];
-      const struct count_plan *p = &e->plans[i];
+      const struct count_plan *p = &e->plan.blocks[i];
       bool over;
 
       if (e->layout.needs_pad[emit_word_index (e, b->start)])
@@ -695,7 +697,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	    *errmsg = NULL;
 	  goto done;
 	}
-      if (e->probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
+      if (e->plan.probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
 	{
 	  long ws = emit_word_index (e, b->start);
 	  put_probe_site (&c, ws, PROBE_ENTRY, b->start,
@@ -737,20 +739,21 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	      if (p->s.hoist || p->s.skip)
 		continue;
 	    }
-	  if (e->probe[w] & PROBE_EXIT)
+	  if (e->plan.probe[w] & PROBE_EXIT)
 	    {
-	      bool reuse = (e->probe[w] & PROBE_ENTRY) != 0;
+	      bool reuse = (e->plan.probe[w] & PROBE_ENTRY) != 0;
 	      put_probe_site (&c, w, PROBE_EXIT,
 			      a->cfg.funcs[b->func].entry,
 			      !reuse && e->layout.probe_new_stub[w]);
 	      e->stats.n_probes++;
 	      e->stats.n_probe_stubs += !reuse && e->layout.probe_new_stub[w];
 	    }
-	  if (insn != NULL && e->xlate[emit_word_index (e, at)].kind != 0xff)
-	    put_xlate (&c, insn, &e->xlate[emit_word_index (e, at)]);
-	  if (e->hooks[w] & HOOK_SYSCALL)
+	  if (insn != NULL
+	      && e->plan.xlate[emit_word_index (e, at)].kind != 0xff)
+	    put_xlate (&c, insn, &e->plan.xlate[emit_word_index (e, at)]);
+	  if (e->plan.hooks[w] & HOOK_SYSCALL)
 	    put_syscall_hook (&c);
-	  if (e->hooks[w] & HOOK_JUMP_NOTE)
+	  if (e->plan.hooks[w] & HOOK_JUMP_NOTE)
 	    put_jump_note (&c, at);
 	  if (gotref_before_words (e, w) != 0)
 	    put_gotref (&c, code_insn_at (&a->code, at + 4), w + 1);
@@ -797,41 +800,41 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 void
 emit_free (struct emitter *e)
 {
-  free (e->counts);
+  free (e->plan.counts);
   free (e->layout.map);
   free (e->layout.insn_new);
-  free (e->gotref_slot);
-  free (e->gotref_form);
-  free (e->gp_valid);
-  free (e->t9_valid);
-  free (e->t9_const);
-  free (e->gp_saved);
-  free (e->gp_untrusted);
+  free (e->plan.gotref_slot);
+  free (e->plan.gotref_form);
+  free (e->facts.gp_valid);
+  free (e->facts.t9_valid);
+  free (e->layout.t9_const);
+  free (e->facts.gp_saved);
+  free (e->facts.gp_untrusted);
   free (e->layout.long_kind);
   free (e->layout.long_reg);
   free (e->layout.long_slot);
-  free (e->entered);
-  free (e->in_llsc);
+  free (e->facts.entered);
+  free (e->facts.in_llsc);
   free (e->layout.retarget);
-  free (e->invert);
-  free (e->edge_ok);
-  free (e->xlate);
-  free (e->hooks);
-  free (e->window_slot);
-  free (e->window_blocks);
-  free (e->edge_owner);
+  free (e->plan.invert);
+  free (e->plan.edge_ok);
+  free (e->plan.xlate);
+  free (e->plan.hooks);
+  free (e->plan.window_slot);
+  free (e->plan.window_blocks);
+  free (e->plan.edge_owner);
   free (e->layout.pad);
   free (e->layout.needs_pad);
-  free (e->plans);
-  free (e->returns);
-  free (e->probe);
+  free (e->plan.blocks);
+  free (e->facts.returns);
+  free (e->plan.probe);
   free (e->layout.probe_stub);
   free (e->layout.probe_new_stub);
   free (e->layout.past_probe);
-  derive_free (&e->derive);
-  free (e->got.new_values);
-  free (e->got.target_of);
-  free (e->got.index);
-  free (e->got.moved_pages);
+  derive_free (&e->plan.derive);
+  free (e->plan.got.new_values);
+  free (e->plan.got.target_of);
+  free (e->plan.got.index);
+  free (e->plan.got.moved_pages);
   memset (e, 0, sizeof *e);
 }

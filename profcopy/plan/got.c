@@ -112,14 +112,14 @@ plan_got (struct emitter *e, char **errmsg)
 {
   const struct analysis *a = e->a;
   const struct mips_object *obj = &a->obj;
-  struct new_got *g = &e->got;
+  struct new_got *g = &e->plan.got;
   uint32_t bad;
 
   g->n_old_local = obj->dyn.local_gotno;
   g->n_old = obj->got_primary / 4;
   g->in_place = object_multi_got (obj);
   /* The counters of the blocks, then those of the branch edges.  */
-  g->n_chunks = (uint32_t) (((a->cfg.n_blocks + 2 * e->n_edge_candidates)
+  g->n_chunks = (uint32_t) (((a->cfg.n_blocks + 2 * e->plan.n_edge_candidates)
 			     * 8 + 0xffff) / 0x10000);
   if (g->n_chunks == 0)
     g->n_chunks = 1;
@@ -162,15 +162,15 @@ plan_got (struct emitter *e, char **errmsg)
 	  w = emit_word_index (e, r->aux);
 	  if (w < 0 || use == NULL || use->rt != REG_T9)
 	    continue;
-	  if (e->gotref_slot[w] != 0
-	      && (e->gotref_slot[w] != r->target
-		  || e->gotref_form[w] != GOTREF_ABS))
+	  if (e->plan.gotref_slot[w] != 0
+	      && (e->plan.gotref_slot[w] != r->target
+		  || e->plan.gotref_form[w] != GOTREF_ABS))
 	    {
 	      bad = r->aux;
 	      goto two;
 	    }
-	  e->gotref_slot[w] = r->target;
-	  e->gotref_form[w] = GOTREF_ABS;
+	  e->plan.gotref_slot[w] = r->target;
+	  e->plan.gotref_form[w] = GOTREF_ABS;
 	  continue;
 	}
       if (r->type != RELOC_GOT_REF)
@@ -184,13 +184,14 @@ plan_got (struct emitter *e, char **errmsg)
       w = emit_word_index (e, r->aux);
       if (w < 0)
 	continue;
-      if (e->gotref_slot[w] != 0
-	  && (e->gotref_slot[w] != k + 1 || e->gotref_form[w] == GOTREF_ABS))
+      if (e->plan.gotref_slot[w] != 0
+	  && (e->plan.gotref_slot[w] != k + 1
+	      || e->plan.gotref_form[w] == GOTREF_ABS))
 	{
 	  bad = r->aux;
 	  goto two;
 	}
-      e->gotref_slot[w] = k + 1;
+      e->plan.gotref_slot[w] = k + 1;
     }
   return true;
 
@@ -207,11 +208,11 @@ plan_got (struct emitter *e, char **errmsg)
 uint32_t
 gotref_target (const struct emitter *e, long w)
 {
-  const struct new_got *g = &e->got;
+  const struct new_got *g = &e->plan.got;
 
-  if (GOTREF_KIND (e->gotref_form[w]) == GOTREF_ABS)
-    return e->gotref_slot[w];
-  return g->target_of[e->gotref_slot[w] - 1 - g->n_fixed];
+  if (GOTREF_KIND (e->plan.gotref_form[w]) == GOTREF_ABS)
+    return e->plan.gotref_slot[w];
+  return g->target_of[e->plan.gotref_slot[w] - 1 - g->n_fixed];
 }
 
 /* Check that the new GOT still fits gp's reach and allocate its new
@@ -220,7 +221,7 @@ gotref_target (const struct emitter *e, long w)
 bool
 finish_got (struct emitter *e, char **errmsg)
 {
-  struct new_got *g = &e->got;
+  struct new_got *g = &e->plan.got;
 
   if (!g->in_place && (uint64_t) 4 * (g->n_old + g->n_new) > GOT_REACH)
     {
@@ -234,41 +235,6 @@ finish_got (struct emitter *e, char **errmsg)
       return false;
     }
   return true;
-}
-
-/* Mark in e->entered every word that control can reach other than by
-   falling into it: branch targets and code addresses of the table.  */
-
-void
-mark_entered (struct emitter *e)
-{
-  const struct code *code = &e->a->code;
-  const struct reloc_table *t = &e->a->relocs;
-
-  for (size_t s = 0; s < code->n_sections; s++)
-    for (size_t i = 0; i < code->sections[s].n_insns; i++)
-      {
-	const struct insn *insn = &code->sections[s].insns[i];
-	long w;
-	if (insn->kind != INSN_BRANCH && insn->kind != INSN_JUMP
-	    && insn->kind != INSN_CALL)
-	  continue;
-	w = emit_word_index (e, insn->target);
-	if (w >= 0)
-	  e->entered[w] = 1;
-      }
-  for (size_t k = 0; k < t->n_entries; k++)
-    {
-      long w = emit_word_index (e, t->entries[k].target);
-      if (w >= 0)
-	e->entered[w] = 1;
-    }
-  for (size_t k = 0; k < e->a->n_landing_pads; k++)
-    {
-      long w = emit_word_index (e, e->a->landing_pads[k]);
-      if (w >= 0)
-	e->entered[w] = 1;
-    }
 }
 
 /* The instruction that last writes REG before INSN runs, searching back
@@ -286,7 +252,7 @@ last_writer (const struct emitter *e, const struct insn *insn, unsigned reg)
       const struct insn *p;
       long w = emit_word_index (e, a);
 
-      if (w < 0 || e->entered[w])
+      if (w < 0 || e->facts.entered[w])
 	return NULL;
       a -= 4;
       p = code_insn_at (&e->a->code, a);
@@ -328,7 +294,7 @@ got_load_value (const struct emitter *e, const struct insn *insn,
   switch (object_got_slot (&e->a->obj, slot, value, &primary))
     {
     case GOT_SLOT_LOCAL:
-      return !e->got.in_place || (*value & 0xffff) != 0
+      return !e->plan.got.in_place || (*value & 0xffff) != 0
 	     || !object_is_code (&e->a->obj, *value);
     case GOT_SLOT_GLOBAL:
       return true;
@@ -354,8 +320,8 @@ t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
   if (p != NULL)
     return t9_const_step (e, 0, p) == target;
   b = cfg_block_at (&e->a->cfg, insn->addr);
-  return e->t9_const != NULL && b != NULL
-	 && t9_holds_at (e, e->t9_const, b, insn, target);
+  return e->layout.t9_const != NULL && b != NULL
+	 && t9_holds_at (e, e->layout.t9_const, b, insn, target);
 }
 
 void
@@ -464,7 +430,7 @@ gp_holder_before (const struct emitter *e, const struct block *b,
 
   /* A multi-GOT object's registers never hold the new gp (struct
      new_got).  */
-  if (e->got.in_place)
+  if (e->plan.got.in_place)
     return 0;
   while (at > b->start)
     {
@@ -501,7 +467,7 @@ gp_trusted_block (const struct emitter *e, size_t bi, uint32_t at,
   for (uint32_t x = at; x > b->start; x -= 4)
     {
       const struct insn *q;
-      if (x < b->end && e->gp_valid[emit_word_index (e, x)])
+      if (x < b->end && e->facts.gp_valid[emit_word_index (e, x)])
 	return PATH_HOLDS;
       q = code_insn_at (&e->a->code, x - 4);
       if (q == NULL || q->kind == INSN_INVALID || (q->writes & R (REG_GP)))
@@ -509,7 +475,7 @@ gp_trusted_block (const struct emitter *e, size_t bi, uint32_t at,
       if (has_base (q) && q->rs == REG_GP)
 	return PATH_HOLDS;
     }
-  return e->gp_valid[emit_word_index (e, b->start)] ? PATH_HOLDS
+  return e->facts.gp_valid[emit_word_index (e, b->start)] ? PATH_HOLDS
 						     : PATH_GOES_ON;
 }
 
@@ -522,7 +488,7 @@ gp_trusted_no_way (const struct emitter *e, const struct block *from,
 {
   const struct dyn_symbols *d = arg;
 
-  return calls_noreturn (e, e->returns, from)
+  return calls_noreturn (e, e->facts.returns, from)
 	 || calls_noreturn_import (e, from, d->dyn, d->n_dyn);
 }
 
@@ -543,7 +509,7 @@ gp_trusted_on_all_paths (const struct emitter *e, const struct preds *p,
   struct path_test test = { gp_trusted_block, gp_trusted_no_way, &d };
 
   /* A multi-GOT object's gp is never the new one (struct new_got).  */
-  if (e->got.in_place)
+  if (e->plan.got.in_place)
     return false;
   return preds_all_paths (e, p, bi, at, &test, budget);
 }
@@ -568,7 +534,7 @@ static bool
 slot_runs_first (const struct emitter *e, const struct insn *ctl,
 		 const struct insn *insn, long w)
 {
-  return !(ctl == NULL || e->entered[w] || e->in_llsc[w - 1]
+  return !(ctl == NULL || e->facts.entered[w] || e->facts.in_llsc[w - 1]
 	   || (ctl->flags & INSN_F_LIKELY)
 	   || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP
 	       && ctl->kind != INSN_CALL && ctl->kind != INSN_IJUMP
@@ -600,9 +566,9 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	unsigned form;
 	int budget = 16;
 
-	if (w < 0 || e->gotref_slot[w] == 0)
+	if (w < 0 || e->plan.gotref_slot[w] == 0)
 	  continue;
-	if (e->gotref_form[w] == GOTREF_ABS)
+	if (e->plan.gotref_form[w] == GOTREF_ABS)
 	  {
 	    /* A pair's addiu needs neither gp nor a scratch register, but
 	       becomes two words: a delay slot's is written before its
@@ -610,20 +576,20 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	       translated where the object jumps through it.  */
 	    ctl = (insn->flags & INSN_F_SLOT)
 		  ? code_insn_at (code, insn->addr - 4) : NULL;
-	    if (e->in_llsc[w] || insn->rt == REG_ZERO
+	    if (e->facts.in_llsc[w] || insn->rt == REG_ZERO
 		|| ((insn->flags & INSN_F_SLOT)
 		    && !slot_runs_first (e, ctl, insn, w)))
 	      {
-		e->gotref_slot[w] = 0;
-		e->gotref_form[w] = 0;
+		e->plan.gotref_slot[w] = 0;
+		e->plan.gotref_form[w] = 0;
 		e->stats.n_gotref_unsafe++;
 	      }
 	    else if (insn->flags & INSN_F_SLOT)
-	      e->gotref_form[w] = GOTREF_ABS | GOTREF_F_BEFORE;
+	      e->plan.gotref_form[w] = GOTREF_ABS | GOTREF_F_BEFORE;
 	    continue;
 	  }
-	e->gotref_form[w] = GOTREF_GP;
-	if (e->fixed_address || e->gp_valid[w])
+	e->plan.gotref_form[w] = GOTREF_GP;
+	if (e->fixed_address || e->facts.gp_valid[w])
 	  continue;
 	if (!have_preds)
 	  {
@@ -639,8 +605,8 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	if (b == NULL)
 	  {
 	    /* Where the GOTs stay in place, the old address.  */
-	    if (e->got.in_place)
-	      e->gotref_slot[w] = e->gotref_form[w] = 0;
+	    if (e->plan.got.in_place)
+	      e->plan.gotref_slot[w] = e->plan.gotref_form[w] = 0;
 	    continue;
 	  }
 	if (gp_trusted_on_all_paths (e, &pr, dyn, n_dyn,
@@ -657,16 +623,16 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	    at = ctl->addr;
 	    form = GOTREF_F_BEFORE;
 	  }
-	if (e->in_llsc[w])
+	if (e->facts.in_llsc[w])
 	  goto unsafe;
 	if (insn->rt != insn->rs)
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_ADD);
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_ADD);
 	    continue;
 	  }
-	if (e->gp_saved[w] >= 0 && insn->rt != REG_SP)
+	if (e->facts.gp_saved[w] >= 0 && insn->rt != REG_SP)
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_SAVED);
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_SAVED);
 	    continue;
 	  }
 	dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at)
@@ -675,14 +641,14 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	  dead &= ~(ctl->reads | ctl->writes);
 	if (dead_reg (dead) != 0)
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_TMP
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_TMP
 					   | GOTREF_WITH_REG (dead_reg (dead)));
 	    continue;
 	  }
 	/* From the function's entry, where t9 still holds it.  */
-	if (insn->rt != REG_T9 && e->t9_valid[emit_word_index (e, at)])
+	if (insn->rt != REG_T9 && e->facts.t9_valid[emit_word_index (e, at)])
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_T9);
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_T9);
 	    continue;
 	  }
 	/* From a bal, where nothing reads ra (before a call, say).  */
@@ -690,7 +656,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	    && !(cfg_live_at (code, cfg, b, at) & R (REG_RA))
 	    && (ctl == NULL || !(ctl->reads & R (REG_RA))))
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_PC);
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_PC);
 	    continue;
 	  }
       unsafe:
@@ -700,7 +666,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	   nothing writes on the way holds the same gp: load from it, in
 	   place.  It must be live here, or an increment could take it as
 	   scratch between that load and this one.  */
-	if (!e->in_llsc[w])
+	if (!e->facts.in_llsc[w])
 	  {
 	    unsigned r = gp_holder_before (e, b, insn->addr);
 	    const struct insn *before = (insn->flags & INSN_F_SLOT)
@@ -710,7 +676,7 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 		&& (cfg_live_at (code, cfg, b, insn->addr) & R (r))
 		&& (before == NULL || !(before->writes & R (r))))
 	      {
-		e->gotref_form[w] = (uint16_t) (GOTREF_GP
+		e->plan.gotref_form[w] = (uint16_t) (GOTREF_GP
 						| GOTREF_WITH_REG (r));
 		continue;
 	      }
@@ -719,10 +685,10 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	   static constructor's tail call of __cxa_atexit has the
 	   destructor's addiu in the delay slot of its `jr t9', where every
 	   register is live and ra is the return address.  */
-	if (!e->in_llsc[w] && insn->rt != REG_RA && insn->rt != REG_SP
+	if (!e->facts.in_llsc[w] && insn->rt != REG_RA && insn->rt != REG_SP
 	    && (!(insn->flags & INSN_F_SLOT) || (form & GOTREF_F_BEFORE)))
 	  {
-	    e->gotref_form[w] = (uint16_t) (form | GOTREF_PC_SAVED);
+	    e->plan.gotref_form[w] = (uint16_t) (form | GOTREF_PC_SAVED);
 	    continue;
 	  }
 	/* Left as it was: right only if gp is valid after all.  Never so
@@ -730,10 +696,10 @@ plan_gotref_forms (struct emitter *e, char **errmsg)
 	   addiu stays as it is and makes the old address, which a call
 	   through it translates.  */
 	e->stats.n_gotref_unsafe++;
-	if (e->got.in_place)
+	if (e->plan.got.in_place)
 	  {
-	    e->gotref_slot[w] = 0;
-	    e->gotref_form[w] = 0;
+	    e->plan.gotref_slot[w] = 0;
+	    e->plan.gotref_form[w] = 0;
 	  }
       }
   ok = true;

@@ -1,7 +1,7 @@
 /* marks.c -- the words of the original code that need more than a
    copy, marked for planning: system calls the runtime must see first,
-   indirect jumps noted for call traces, bal over data, ll/sc sequences
-   and call probes.
+   indirect jumps noted for call traces, bal over data and call probes
+   (the ll/sc sequences are facts: analyse/facts.c).
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -82,14 +82,14 @@ mark_syscall_hooks (struct emitter *e)
 	  long w = emit_word_index (e, at), nr;
 	  if (insn == NULL || w < 0 || insn->op != 0
 	      || (insn->word & 0x3f) != FUNCT_SYSCALL
-	      || (insn->flags & INSN_F_SLOT) || e->in_llsc[w])
+	      || (insn->flags & INSN_F_SLOT) || e->facts.in_llsc[w])
 	    continue;
 	  nr = syscall_number (&a->code, b, at);
 	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
 	    continue;
-	  e->hooks[w] |= HOOK_SYSCALL;
+	  e->plan.hooks[w] |= HOOK_SYSCALL;
 	  if (nr == SYS_EXIT_GROUP)
-	    e->exit_hooked = true;
+	    e->plan.exit_hooked = true;
 	}
     }
 }
@@ -112,8 +112,8 @@ mark_jump_notes (struct emitter *e)
 	size_t w = code->sections[s].base + i;
 	if ((insn->kind == INSN_IJUMP || insn->kind == INSN_ICALL
 	     || insn->kind == INSN_RETURN)
-	    && !(insn->flags & INSN_F_SLOT) && !e->in_llsc[w])
-	  e->hooks[w] |= HOOK_JUMP_NOTE;
+	    && !(insn->flags & INSN_F_SLOT) && !e->facts.in_llsc[w])
+	  e->plan.hooks[w] |= HOOK_JUMP_NOTE;
       }
 }
 
@@ -161,115 +161,6 @@ mark_data_bals (struct emitter *e)
 	e->layout.long_kind[code->sections[s].base + i] = LONG_DATA_BAL;
 }
 
-/* How far, in words, an ll/sc sequence reaches either way of its ll.  */
-#define LLSC_REACH 32
-
-/* The successors of word K of section SEC within [LO, HI] in an ll/sc
-   sequence (mark_llsc): into SUCC, their number returned.  An sc ends
-   the way (the point after it is outside), so does another ll, a call,
-   an indirect jump or anything that does not fall through.  */
-
-static unsigned
-llsc_successors (const struct insn_section *sec, size_t k, size_t lo,
-		 size_t hi, size_t succ[2])
-{
-  const struct insn *insn = &sec->insns[k];
-  const struct insn *ctl = NULL;
-  unsigned n = 0;
-
-  if (insn->op == OP_SC || insn->kind == INSN_INVALID
-      || (insn->flags & INSN_F_TRAP))
-    return 0;
-  if (insn->flags & INSN_F_SLOT)
-    ctl = k > 0 ? &sec->insns[k - 1] : NULL;
-  else if (insn->flags & INSN_F_DELAY)
-    {
-      if (k + 1 <= hi)
-	succ[n++] = k + 1;
-      return n;
-    }
-  if (ctl == NULL || ctl->kind == INSN_BRANCH)
-    {
-      if (k + 1 <= hi && sec->insns[k + 1].op != OP_LL)
-	succ[n++] = k + 1;
-    }
-  if (ctl != NULL && (ctl->kind == INSN_BRANCH || ctl->kind == INSN_JUMP)
-      && ctl->target >= sec->start && ctl->target < sec->end)
-    {
-      size_t t = (ctl->target - sec->start) / 4;
-      if (t >= lo && t <= hi && sec->insns[t].op != OP_LL)
-	succ[n++] = t;
-    }
-  return n;
-}
-
-/* Mark the words between each ll and its sc: the points before them,
-   on a way from the ll to the sc, are inside the sequence, and an ll
-   there (ours) would move the reservation, so that the program's sc
-   would never succeed.  The ways are followed through branches, so
-   that an sc placed before its ll is found as well as one after it
-   (musl: b 2f; 1: sc; bnez out; 2: ll; beqz 1b), and a way that
-   leaves without reaching the sc (a compare that fails) is not
-   inside.  */
-
-void
-mark_llsc (struct emitter *e)
-{
-  const struct code *code = &e->a->code;
-
-  for (size_t s = 0; s < code->n_sections; s++)
-    {
-      const struct insn_section *sec = &code->sections[s];
-      for (size_t i = 0; i < sec->n_insns; i++)
-	{
-	  size_t lo = i >= LLSC_REACH ? i - LLSC_REACH : 0;
-	  size_t hi = i + LLSC_REACH < sec->n_insns ? i + LLSC_REACH
-		      : sec->n_insns - 1;
-	  unsigned char seen[2 * LLSC_REACH + 1] = { 0 };
-	  unsigned char to_sc[2 * LLSC_REACH + 1] = { 0 };
-	  size_t stack[2 * LLSC_REACH + 1], n_stack = 0, succ[2];
-	  bool changed = true;
-
-	  if (sec->insns[i].op != OP_LL || i + 1 > hi)
-	    continue;
-	  /* The words a way from the ll reaches.  */
-	  seen[i + 1 - lo] = 1;
-	  stack[n_stack++] = i + 1;
-	  while (n_stack > 0)
-	    {
-	      size_t k = stack[--n_stack];
-	      unsigned n = llsc_successors (sec, k, lo, hi, succ);
-	      for (unsigned j = 0; j < n; j++)
-		if (!seen[succ[j] - lo])
-		  {
-		    seen[succ[j] - lo] = 1;
-		    stack[n_stack++] = succ[j];
-		  }
-	    }
-	  /* Those of them from which a way reaches an sc.  */
-	  while (changed)
-	    {
-	      changed = false;
-	      for (size_t k = lo; k <= hi; k++)
-		{
-		  unsigned n;
-		  if (!seen[k - lo] || to_sc[k - lo])
-		    continue;
-		  if (sec->insns[k].op == OP_SC)
-		    to_sc[k - lo] = 1;
-		  n = llsc_successors (sec, k, lo, hi, succ);
-		  for (unsigned j = 0; j < n && !to_sc[k - lo]; j++)
-		    to_sc[k - lo] = to_sc[succ[j] - lo];
-		  changed |= to_sc[k - lo];
-		}
-	    }
-	  for (size_t k = lo; k <= hi; k++)
-	    if (to_sc[k - lo])
-	      e->in_llsc[sec->base + k] = 1;
-	}
-    }
-}
-
 /* With --calls: mark the probe sites, an entry probe at the entry of
    every function and an exit probe before every return and every tail
    jump (an unconditional jump to another function's entry, or a jump
@@ -308,7 +199,7 @@ mark_probes (struct emitter *e)
 			    || strcmp (sname, ".plt") == 0))
 	continue;
       if (b->start == f->entry && first->kind != INSN_INVALID)
-	e->probe[emit_word_index (e, b->start)] = PROBE_ENTRY;
+	e->plan.probe[emit_word_index (e, b->start)] = PROBE_ENTRY;
       ctl = cfg_block_control (code, b, &slot);
       if (ctl == NULL || slot == NULL)
 	continue;
@@ -322,7 +213,7 @@ mark_probes (struct emitter *e)
       else if (ctl->kind == INSN_IJUMP && ctl->rs == REG_T9)
 	exit_here = !table_jr[emit_word_index (e, ctl->addr)];
       if (exit_here)
-	e->probe[emit_word_index (e, ctl->addr)] |= PROBE_EXIT;
+	e->plan.probe[emit_word_index (e, ctl->addr)] |= PROBE_EXIT;
     }
   free (table_jr);
   return true;

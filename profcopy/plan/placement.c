@@ -59,9 +59,9 @@ point_in_llsc (const struct emitter *e, const struct block *b, uint32_t at)
   const struct insn *last;
 
   if (at < b->end)
-    return e->in_llsc[emit_word_index (e, at)];
+    return e->facts.in_llsc[emit_word_index (e, at)];
   last = code_insn_at (&e->a->code, at - 4);
-  return e->in_llsc[emit_word_index (e, at - 4)] && last != NULL
+  return e->facts.in_llsc[emit_word_index (e, at - 4)] && last != NULL
 	 && last->op != OP_SC;
 }
 
@@ -74,7 +74,7 @@ keep_t9 (const struct emitter *e, uint32_t at)
 {
   long w = emit_word_index (e, at);
 
-  return !e->fixed_address && w >= 0 && e->t9_valid[w] ? R (REG_T9) : 0;
+  return !e->fixed_address && w >= 0 && e->facts.t9_valid[w] ? R (REG_T9) : 0;
 }
 
 /* The registers that code added at AT may use as scratch, LIVE being
@@ -115,10 +115,10 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
       sn->kind = COUNT_T9;
       choose_regs (sn, dead, need, 0, avoid | R (REG_T9));
     }
-  else if (t != NULL && e->gp_saved[emit_word_index (e, t->start)] >= 0)
+  else if (t != NULL && e->facts.gp_saved[emit_word_index (e, t->start)] >= 0)
     {
       sn->kind = COUNT_SAVED_GP;
-      sn->saved_gp = e->gp_saved[emit_word_index (e, t->start)];
+      sn->saved_gp = e->facts.gp_saved[emit_word_index (e, t->start)];
       choose_regs (sn, dead, need, 0, avoid);
     }
   else
@@ -143,14 +143,14 @@ plan_edges (struct emitter *e, const struct block *b, struct count_plan *p,
   if (ctl == NULL || slot == NULL || point_in_llsc (e, b, b->end)
       || (ctl->kind != INSN_BRANCH && ctl->kind != INSN_JUMP)
       || emit_word_index (e, ctl->target) < 0
-      || e->in_llsc[emit_word_index (e, ctl->target)])
+      || e->facts.in_llsc[emit_word_index (e, ctl->target)])
     {
       if (asprintf (errmsg, "0x%08x: a block inside an ll/sc sequence "
 		    "cannot be counted", b->start) < 0)
 	*errmsg = NULL;
       return false;
     }
-  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+  gp = gp_at_transfer (e, b, e->facts.gp_valid[emit_word_index (e, b->start)],
 		       ctl);
   p->edge = true;
   p->at = b->end;
@@ -258,8 +258,8 @@ slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
     return false;
   w = emit_word_index (e, at);
   insn = code_insn_at (code, at);
-  if (w < 0 || insn == NULL || e->probe[w] != 0 || e->in_llsc[w]
-      || (e->gotref_slot[w] != 0 && e->gotref_form[w] != GOTREF_GP)
+  if (w < 0 || insn == NULL || e->plan.probe[w] != 0 || e->facts.in_llsc[w]
+      || (e->plan.gotref_slot[w] != 0 && e->plan.gotref_form[w] != GOTREF_GP)
       || gotref_before_words (e, w) != 0
       || !(again ? rerunnable (insn) : movable (insn)))
     return false;
@@ -292,10 +292,10 @@ gp_at_point (const struct emitter *e, const struct block *b, uint32_t at)
   const struct insn *last;
 
   if (at < b->end)
-    return e->gp_valid[emit_word_index (e, at)];
+    return e->facts.gp_valid[emit_word_index (e, at)];
   last = code_insn_at (&e->a->code, at - 4);
   return last != NULL
-	 && gp_step (e, e->gp_valid[emit_word_index (e, at - 4)], last);
+	 && gp_step (e, e->facts.gp_valid[emit_word_index (e, at - 4)], last);
 }
 
 /* The last point of block B over CODE where a count may go: its
@@ -395,7 +395,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    }
 	}
       if (!e->fixed_address && !gp && at < b->end && !have_saved
-	  && e->gp_saved[emit_word_index (e, at)] >= 0)
+	  && e->facts.gp_saved[emit_word_index (e, at)] >= 0)
 	{
 	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (popcount64 (dead) >= LLSC_REGS)
@@ -405,7 +405,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	    }
 	}
       if (!e->fixed_address && !gp && at < b->end
-	  && e->t9_valid[emit_word_index (e, at)])
+	  && e->facts.t9_valid[emit_word_index (e, at)])
 	{
 	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
 	  if (!have_t9)
@@ -473,7 +473,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
     {
       p->at = saved_at;
       p->s.kind = COUNT_SAVED_GP;
-      p->s.saved_gp = e->gp_saved[emit_word_index (e, saved_at)];
+      p->s.saved_gp = e->facts.gp_saved[emit_word_index (e, saved_at)];
       choose_regs (&p->s,
 		   spare_next (e, b, saved_at,
 			       free_scratch (e, cfg_live_at (code, cfg, b,
@@ -532,7 +532,7 @@ hoistable (const struct emitter *e, const struct block *b,
   if (p->edge || p->derived)
     return false;
   w = emit_word_index (e, p->at);
-  return w >= 0 && p->at < b->end && e->xlate[w].kind == 0xff
+  return w >= 0 && p->at < b->end && e->plan.xlate[w].kind == 0xff
 	 && e->layout.long_kind[w] == LONG_NONE
 	 && slot_fits (e, b, p->at, &p->s, again);
 }
@@ -613,12 +613,12 @@ compare_by_weight (const void *pa, const void *pb, void *weight)
 static void
 number_window (struct emitter *e)
 {
-  e->n_window = 0;
-  for (size_t i = 0; i < e->a->cfg.n_blocks + e->derive.n_edges; i++)
-    if (e->window_slot[i] >= 0)
+  e->plan.n_window = 0;
+  for (size_t i = 0; i < e->a->cfg.n_blocks + e->plan.derive.n_edges; i++)
+    if (e->plan.window_slot[i] >= 0)
       {
-	e->window_slot[i] = (int32_t) e->n_window;
-	e->window_blocks[e->n_window++] = (uint32_t) i;
+	e->plan.window_slot[i] = (int32_t) e->plan.n_window;
+	e->plan.window_blocks[e->plan.n_window++] = (uint32_t) i;
       }
 }
 
@@ -627,9 +627,9 @@ number_window (struct emitter *e)
 struct snippet *
 edge_snippet (struct emitter *e, size_t k)
 {
-  struct count_plan *p = &e->plans[e->edge_owner[k] / 2];
+  struct count_plan *p = &e->plan.blocks[e->plan.edge_owner[k] / 2];
 
-  return e->edge_owner[k] & 1 ? &p->fall_s : &p->taken_s;
+  return e->plan.edge_owner[k] & 1 ? &p->fall_s : &p->taken_s;
 }
 
 uint32_t
@@ -648,52 +648,53 @@ bool
 assign_window (struct emitter *e)
 {
   const struct cfg *cfg = &e->a->cfg;
-  uint32_t n_got = e->got.n_old + e->got.n_new + WINDOW_GOT_MARGIN;
+  uint32_t n_got = e->plan.got.n_old + e->plan.got.n_new + WINDOW_GOT_MARGIN;
   int64_t room = 0x7ff0 + 0x7ff8 - 4 * (int64_t) ((n_got + 1) & ~1u);
   size_t cap = room > 0 ? (size_t) (room / emit_window_entry (e)) : 0;
   uint32_t *cand;
   size_t n_cand = 0, n_win = 0;
 
-  if (e->fixed_address || e->got.in_place || e->derive.weight == NULL
+  if (e->fixed_address || e->plan.got.in_place || e->plan.derive.weight == NULL
       || cap == 0)
     return true;
-  cand = malloc ((cfg->n_blocks + e->derive.n_edges + 1) * sizeof *cand);
+  cand = malloc ((cfg->n_blocks + e->plan.derive.n_edges + 1) * sizeof *cand);
   if (cand == NULL)
     return false;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
-      const struct count_plan *p = &e->plans[i];
-      if (e->derive.measured[i] && !p->edge && !p->iv
+      const struct count_plan *p = &e->plan.blocks[i];
+      if (e->plan.derive.measured[i] && !p->edge && !p->iv
 	  && p->s.kind == COUNT_GP)
 	cand[n_cand++] = (uint32_t) i;
     }
   /* Then the edges, all by weight: a hot edge's load saved is worth
      more than a cold block's (the edges once came after every block:
      sqlite3 0.3%, cpubench 0.3% more instructions).  */
-  for (size_t k = 0; k < e->derive.n_edges; k++)
+  for (size_t k = 0; k < e->plan.derive.n_edges; k++)
     {
       const struct snippet *s = edge_snippet (e, k);
       if (s->kind == COUNT_GP && s->n_spill == 0)
 	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
     }
-  qsort_r (cand, n_cand, sizeof *cand, compare_by_weight, e->derive.weight);
+  qsort_r (cand, n_cand, sizeof *cand, compare_by_weight,
+	   e->plan.derive.weight);
   for (size_t k = 0; k < n_cand && n_win < cap; k++)
     if (cand[k] >= cfg->n_blocks)
       {
 	/* regs[0] is a dead register; regs[1], kept, is the other one
 	   should the counter leave the window (emit_window_fit).  */
 	edge_snippet (e, cand[k] - cfg->n_blocks)->kind = COUNT_WINDOW;
-	e->window_slot[cand[k]] = 0;
+	e->plan.window_slot[cand[k]] = 0;
 	n_win++;
       }
-    else if (plan_window (e, &cfg->blocks[cand[k]], &e->plans[cand[k]]))
+    else if (plan_window (e, &cfg->blocks[cand[k]], &e->plan.blocks[cand[k]]))
       {
-	e->window_slot[cand[k]] = 0;
+	e->plan.window_slot[cand[k]] = 0;
 	n_win++;
       }
   free (cand);
-  e->window_blocks = malloc ((n_win + 1) * sizeof *e->window_blocks);
-  if (e->window_blocks == NULL)
+  e->plan.window_blocks = malloc ((n_win + 1) * sizeof *e->plan.window_blocks);
+  if (e->plan.window_blocks == NULL)
     return false;
   number_window (e);
   return true;
@@ -806,7 +807,7 @@ bool
 emit_window_fit (struct emitter *e, char **errmsg)
 {
   const struct cfg *cfg = &e->a->cfg;
-  struct new_got *g = &e->got;
+  struct new_got *g = &e->plan.got;
 
   for (;;)
     {
@@ -816,29 +817,29 @@ emit_window_fit (struct emitter *e, char **errmsg)
       uint32_t *order;
       size_t drop;
 
-      if (e->n_window <= cap)
+      if (e->plan.n_window <= cap)
 	return true;
       /* Give the coldest window blocks their ordinary counters back.  */
-      order = malloc ((e->n_window + 1) * sizeof *order);
+      order = malloc ((e->plan.n_window + 1) * sizeof *order);
       if (order == NULL)
 	{
 	  *errmsg = strdup ("out of memory");
 	  return false;
 	}
-      memcpy (order, e->window_blocks, e->n_window * sizeof *order);
-      qsort_r (order, e->n_window, sizeof *order, compare_by_weight,
-	       e->derive.weight);
-      drop = e->n_window - cap + cap / 16;
-      for (size_t k = e->n_window - drop; k < e->n_window; k++)
+      memcpy (order, e->plan.window_blocks, e->plan.n_window * sizeof *order);
+      qsort_r (order, e->plan.n_window, sizeof *order, compare_by_weight,
+	       e->plan.derive.weight);
+      drop = e->plan.n_window - cap + cap / 16;
+      for (size_t k = e->plan.n_window - drop; k < e->plan.n_window; k++)
 	{
 	  struct count_plan *p;
-	  e->window_slot[order[k]] = -1;
+	  e->plan.window_slot[order[k]] = -1;
 	  if (order[k] >= cfg->n_blocks)
 	    {
 	      edge_snippet (e, order[k] - cfg->n_blocks)->kind = COUNT_GP;
 	      continue;
 	    }
-	  p = &e->plans[order[k]];
+	  p = &e->plan.blocks[order[k]];
 	  if (!plan_block (e, &cfg->blocks[order[k]], p, errmsg))
 	    {
 	      free (order);

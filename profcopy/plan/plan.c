@@ -23,7 +23,7 @@
 uint32_t
 gotref_words (const struct emitter *e, long w)
 {
-  switch (GOTREF_KIND (e->gotref_form[w]))
+  switch (GOTREF_KIND (e->plan.gotref_form[w]))
     {
     case GOTREF_ADD:
     case GOTREF_TMP:
@@ -44,8 +44,8 @@ gotref_words (const struct emitter *e, long w)
 uint32_t
 gotref_before_words (const struct emitter *e, long w)
 {
-  if ((size_t) w + 1 >= e->n_words || e->gotref_slot[w + 1] == 0
-      || !(e->gotref_form[w + 1] & GOTREF_F_BEFORE))
+  if ((size_t) w + 1 >= e->n_words || e->plan.gotref_slot[w + 1] == 0
+      || !(e->plan.gotref_form[w + 1] & GOTREF_F_BEFORE))
     return 0;
   return gotref_words (e, w + 1);
 }
@@ -84,7 +84,7 @@ leaves_by_jump (const struct emitter *e, const struct block *b,
   const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
   long w, ws;
 
-  if (e->calls || p->edge || p->derived || p->s.n_spill > 0
+  if (e->plan.calls || p->edge || p->derived || p->s.n_spill > 0
       || p->s.hoist || p->s.skip || ctl == NULL || slot == NULL
       || ctl->addr != p->at || ctl->kind != INSN_JUMP || ctl->op == OP_J
       || slot->addr != ctl->addr + 4 || slot->addr + 4 != b->end
@@ -94,10 +94,11 @@ leaves_by_jump (const struct emitter *e, const struct block *b,
   w = emit_word_index (e, ctl->addr);
   ws = emit_word_index (e, slot->addr);
   return (w >= 0 && ws >= 0 && emit_word_index (e, ctl->target) >= 0
-	  && e->layout.long_kind[w] == LONG_NONE && e->probe[w] == 0
-	  && e->probe[ws] == 0 && !e->layout.needs_pad[w] && !e->layout.needs_pad[ws]
-	  && e->xlate[w].kind == 0xff && e->xlate[ws].kind == 0xff
-	  && e->gotref_slot[ws] == 0 && !e->in_llsc[ws]
+	  && e->layout.long_kind[w] == LONG_NONE && e->plan.probe[w] == 0
+	  && e->plan.probe[ws] == 0 && !e->layout.needs_pad[w]
+	  && !e->layout.needs_pad[ws]
+	  && e->plan.xlate[w].kind == 0xff && e->plan.xlate[ws].kind == 0xff
+	  && e->plan.gotref_slot[ws] == 0 && !e->facts.in_llsc[ws]
 	  && insn_words (e, ws, slot) == 1);
 }
 
@@ -115,13 +116,14 @@ count_plans (struct emitter *e)
   s->n_count_pc = s->n_count_t9 = s->n_count_abs = s->n_spilled = 0;
   s->n_hoisted = s->n_skipped = s->n_count_saved_gp = s->n_jumps = 0;
   s->n_loops = 0;
-  s->n_edge_counters = e->derive.n_edges;
+  s->n_edge_counters = e->plan.derive.n_edges;
   s->n_edge_window = 0;
-  for (size_t k = 0; e->edge_owner != NULL && k < e->derive.n_edges; k++)
+  for (size_t k = 0;
+       e->plan.edge_owner != NULL && k < e->plan.derive.n_edges; k++)
     s->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
-      struct count_plan *p = &e->plans[i];
+      struct count_plan *p = &e->plan.blocks[i];
       /* A counted fall-through edge leaves by a branch-likely past the
 	 next block's first instruction, with a copy of it in its delay
 	 slot, when slot_fill allows.  */
@@ -193,8 +195,8 @@ mark_edge_candidates (struct emitter *e)
   const struct cfg *cfg = &e->a->cfg;
   const struct code *code = &e->a->code;
 
-  e->edge_ok = calloc (cfg->n_blocks + 1, 1);
-  if (e->edge_ok == NULL)
+  e->plan.edge_ok = calloc (cfg->n_blocks + 1, 1);
+  if (e->plan.edge_ok == NULL)
     return false;
   for (size_t i = 0; i + 1 < cfg->n_blocks; i++)
     {
@@ -212,14 +214,14 @@ mark_edge_candidates (struct emitter *e)
 	  || t->start != ctl->target || t->func != b->func
 	  || cfg->funcs[t->func].entry == t->start)
 	continue;
-      ok = !e->in_llsc[emit_word_index (e, t->start)]
-	   && !e->in_llsc[emit_word_index (e, next->start)];
+      ok = !e->facts.in_llsc[emit_word_index (e, t->start)]
+	   && !e->facts.in_llsc[emit_word_index (e, next->start)];
       for (uint32_t x = b->start; ok && x < b->end; x += 4)
-	ok = !e->in_llsc[emit_word_index (e, x)];
+	ok = !e->facts.in_llsc[emit_word_index (e, x)];
       if (ok)
 	{
-	  e->edge_ok[i] = 1;
-	  e->n_edge_candidates++;
+	  e->plan.edge_ok[i] = 1;
+	  e->plan.n_edge_candidates++;
 	}
     }
   return true;
@@ -314,8 +316,8 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
     {
       const struct insn *insn = code_insn_at (code, at);
       long w = emit_word_index (e, at);
-      if (insn == NULL || w < 0 || e->in_llsc[w] || e->probe[w] != 0
-	  || e->gotref_slot[w] != 0
+      if (insn == NULL || w < 0 || e->facts.in_llsc[w] || e->plan.probe[w] != 0
+	  || e->plan.gotref_slot[w] != 0
 	  || (insn->flags & INSN_F_TRAP)
 	  || (insn != ctl && insn->kind != INSN_OTHER)
 	  || (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SYSCALL))
@@ -349,7 +351,7 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
     if (dead & R (scratch_order[i]))
       save = scratch_order[i];
   memset (&sn, 0, sizeof sn);
-  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+  gp = gp_at_transfer (e, b, e->facts.gp_valid[emit_word_index (e, b->start)],
 		       ctl);
   if (save != 0)
     plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg) | R (save));
@@ -370,9 +372,9 @@ plan_loop (struct emitter *e, const struct block *b, struct count_plan *p)
 	 carry's and the difference's; with COUNT_PC the carry goes in
 	 ra, free once the base is made.  */
       size_t i = (size_t) (b - cfg->blocks);
-      if ((used & R (REG_SP)) || p->s.n_spill == 0 || e->counts == NULL
-	  || e->counts[i] <= 0 || e->counts[i + 1] < 0
-	  || e->counts[i] < STACK_TURNS * e->counts[i + 1])
+      if ((used & R (REG_SP)) || p->s.n_spill == 0 || e->plan.counts == NULL
+	  || e->plan.counts[i] <= 0 || e->plan.counts[i + 1] < 0
+	  || e->plan.counts[i] < STACK_TURNS * e->plan.counts[i + 1])
 	return false;
       save = 0;
       plan_edge_snippet (e, &sn, b->end, gp, 1, R (reg));
@@ -420,21 +422,22 @@ plan_blocks (struct emitter *e, uint32_t *cost, char **errmsg)
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
-      struct count_plan *p = &e->plans[i];
+      struct count_plan *p = &e->plan.blocks[i];
       if (!plan_block (e, &a->cfg.blocks[i], p, errmsg))
 	return false;
       cost[i] = snippet_words (e, &p->s);
-      if (e->edge_ok != NULL && plan_loop (e, &a->cfg.blocks[i], p))
+      if (e->plan.edge_ok != NULL && plan_loop (e, &a->cfg.blocks[i], p))
 	{
-	  e->edge_ok[i] = 0;
+	  e->plan.edge_ok[i] = 0;
 	  continue;
 	}
       if (p->edge)
 	cost[i] += snippet_words (e, &p->taken) + 4;
       /* The count at the block's end would run on the fall-through
 	 edge only.  */
-      if (e->edge_ok != NULL && (p->edge || p->at >= a->cfg.blocks[i].end))
-	e->edge_ok[i] = 0;
+      if (e->plan.edge_ok != NULL
+	  && (p->edge || p->at >= a->cfg.blocks[i].end))
+	e->plan.edge_ok[i] = 0;
     }
   return true;
 }
@@ -447,28 +450,28 @@ plan_branch_edges (struct emitter *e, size_t i)
 {
   const struct code *code = &e->a->code;
   const struct block *b = &e->a->cfg.blocks[i];
-  struct count_plan *p = &e->plans[i];
+  struct count_plan *p = &e->plan.blocks[i];
   const struct insn *slot;
   const struct insn *ctl;
   size_t n = e->a->cfg.n_blocks;
   bool gp;
 
-  if (e->derive.taken_edge[i] == 0 && e->derive.fall_edge[i] == 0)
+  if (e->plan.derive.taken_edge[i] == 0 && e->plan.derive.fall_edge[i] == 0)
     return;
   ctl = cfg_block_control (code, b, &slot);
-  gp = gp_at_transfer (e, b, e->gp_valid[emit_word_index (e, b->start)],
+  gp = gp_at_transfer (e, b, e->facts.gp_valid[emit_word_index (e, b->start)],
 		       ctl);
-  if (e->derive.taken_edge[i] != 0)
+  if (e->plan.derive.taken_edge[i] != 0)
     {
       p->count_taken = true;
-      p->taken_counter = (uint32_t) (n + e->derive.taken_edge[i] - 1);
+      p->taken_counter = (uint32_t) (n + e->plan.derive.taken_edge[i] - 1);
       plan_edge_snippet (e, &p->taken_s, ctl->target, gp, 0, 0);
-      e->invert[emit_word_index (e, ctl->addr)] = 1;
+      e->plan.invert[emit_word_index (e, ctl->addr)] = 1;
     }
-  if (e->derive.fall_edge[i] != 0)
+  if (e->plan.derive.fall_edge[i] != 0)
     {
       p->count_fall = true;
-      p->fall_counter = (uint32_t) (n + e->derive.fall_edge[i] - 1);
+      p->fall_counter = (uint32_t) (n + e->plan.derive.fall_edge[i] - 1);
       plan_edge_snippet (e, &p->fall_s, b->end, gp, 0, 0);
     }
 }
@@ -508,35 +511,30 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     e->old_start = e->old_end = 0;
   e->layout.map = calloc (total + 1, sizeof *e->layout.map);
   e->layout.insn_new = calloc (total + 1, sizeof *e->layout.insn_new);
-  e->gotref_slot = calloc (total + 1, sizeof *e->gotref_slot);
-  e->gotref_form = calloc (total + 1, sizeof *e->gotref_form);
-  e->gp_valid = calloc (total + 1, 1);
-  e->t9_valid = calloc (total + 1, 1);
-  e->gp_saved = malloc ((total + 1) * sizeof *e->gp_saved);
+  e->plan.gotref_slot = calloc (total + 1, sizeof *e->plan.gotref_slot);
+  e->plan.gotref_form = calloc (total + 1, sizeof *e->plan.gotref_form);
   e->layout.long_kind = calloc (total + 1, 1);
   e->layout.long_reg = calloc (total + 1, 1);
   e->layout.long_slot = calloc (total + 1, sizeof *e->layout.long_slot);
-  e->entered = calloc (total + 1, 1);
-  e->in_llsc = calloc (total + 1, 1);
   e->layout.retarget = calloc (total + 1, sizeof *e->layout.retarget);
-  e->invert = calloc (total + 1, 1);
-  e->xlate = calloc (total + 1, sizeof *e->xlate);
+  e->plan.invert = calloc (total + 1, 1);
+  e->plan.xlate = calloc (total + 1, sizeof *e->plan.xlate);
   e->layout.pad = calloc (total + 1, sizeof *e->layout.pad);
   e->layout.needs_pad = calloc (total + 1, 1);
-  e->plans = calloc (a->cfg.n_blocks + 1, sizeof *e->plans);
+  e->plan.blocks = calloc (a->cfg.n_blocks + 1, sizeof *e->plan.blocks);
   if (e->layout.map == NULL || e->layout.insn_new == NULL
-      || e->gotref_slot == NULL || e->gotref_form == NULL
-      || e->gp_valid == NULL || e->t9_valid == NULL || e->plans == NULL
+      || e->plan.gotref_slot == NULL || e->plan.gotref_form == NULL
+      || e->plan.blocks == NULL
       || e->layout.long_kind == NULL || e->layout.long_reg == NULL
-      || e->layout.long_slot == NULL || e->entered == NULL
-      || e->in_llsc == NULL || e->layout.retarget == NULL || e->invert == NULL
-      || e->xlate == NULL
+      || e->layout.long_slot == NULL || e->layout.retarget == NULL
+      || e->plan.invert == NULL
+      || e->plan.xlate == NULL
       || e->layout.pad == NULL || e->layout.needs_pad == NULL)
     goto nomem;
-  e->calls = calls;
-  e->probe = calloc (total + 1, 1);
-  e->hooks = calloc (total + 1, 1);
-  if (e->hooks == NULL)
+  e->plan.calls = calls;
+  e->plan.probe = calloc (total + 1, 1);
+  e->plan.hooks = calloc (total + 1, 1);
+  if (e->plan.hooks == NULL)
     goto nomem;
   /* The probe sites' tables: only --calls has any.  */
   if (calls)
@@ -545,37 +543,20 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       e->layout.probe_new_stub = calloc (total + 1, 1);
       e->layout.past_probe = calloc (total + 1, sizeof *e->layout.past_probe);
     }
-  if (e->probe == NULL
+  if (e->plan.probe == NULL
       || (calls && (e->layout.probe_stub == NULL
 		    || e->layout.probe_new_stub == NULL
 		    || e->layout.past_probe == NULL)))
     goto nomem;
   if (calls && !mark_probes (e))
     goto nomem;
-  mark_entered (e);
-  mark_llsc (e);
+  /* The facts read the GOT references, none of them planned yet.  */
+  if (!prove_facts (e, sites->into, errmsg))
+    return false;
   mark_data_bals (e);
   mark_syscall_hooks (e);
   if (note_jumps)
     mark_jump_notes (e);
-  e->returns = malloc (a->cfg.n_funcs + 1);
-  if (e->returns == NULL || !find_returning (e, e->returns))
-    goto nomem;
-  if (e->gp_saved == NULL)
-    goto nomem;
-  /* gp is not valid after a reload from a slot its function saves an
-     invalid gp in, which depends on where gp is valid: again until no
-     reload is left to distrust (once for nearly every object).  */
-  for (int again = 1; again != 0;)
-    {
-      if (!gp_dataflow (e, sites->into, errmsg))
-	return false;
-      if (!gp_saved_dataflow (e))
-	goto nomem;
-      again = gp_check_reloads (e);
-      if (again < 0)
-	goto nomem;
-    }
   if (!all_blocks && !mark_edge_candidates (e))
     goto nomem;
   if (!plan_got (e, errmsg)
@@ -588,9 +569,10 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
   est.taken = all_blocks ? NULL
 	      : malloc ((a->cfg.n_blocks + 1) * sizeof *est.taken);
   if (!all_blocks && n_used > 0)
-    e->counts = profile_block_counts (a, used, n_used, &e->stats.n_profiled);
+    e->plan.counts = profile_block_counts (a, used, n_used,
+					   &e->stats.n_profiled);
   if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
-      || (!all_blocks && n_used > 0 && e->counts == NULL))
+      || (!all_blocks && n_used > 0 && e->plan.counts == NULL))
     {
       free (cold);
       free (cost);
@@ -627,45 +609,49 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     run_estimate (&est);
   if (ok && !all_blocks
       && (est.freq == NULL
-	  || (e->counts != NULL
-	      && !estimate_from_counts (a, e->counts, est.freq, est.taken))))
+	  || (e->plan.counts != NULL
+	      && !estimate_from_counts (a, e->plan.counts, est.freq,
+					est.taken))))
     {
       *errmsg = strdup ("out of memory");
       ok = false;
     }
   ok = ok && derive_plan (a, cost, cold, sites->into, sites->returning,
-			  est.freq, est.taken, e->edge_ok, all_blocks,
-			  &e->derive, errmsg);
+			  est.freq, est.taken, e->plan.edge_ok, all_blocks,
+			  &e->plan.derive, errmsg);
   free (cost);
   free (cold);
   free (est.freq);
   free (est.taken);
-  free (e->counts);
-  e->counts = NULL;
+  free (e->plan.counts);
+  e->plan.counts = NULL;
   if (!ok)
     return false;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
-      if (!e->derive.measured[i])
+      if (!e->plan.derive.measured[i])
 	{
-	  memset (&e->plans[i], 0, sizeof e->plans[i]);
-	  e->plans[i].derived = true;
+	  memset (&e->plan.blocks[i], 0, sizeof e->plan.blocks[i]);
+	  e->plan.blocks[i].derived = true;
 	}
       plan_branch_edges (e, i);
     }
-  e->window_slot = malloc ((a->cfg.n_blocks + e->derive.n_edges + 1)
-			   * sizeof *e->window_slot);
-  e->edge_owner = malloc ((e->derive.n_edges + 1) * sizeof *e->edge_owner);
-  if (e->window_slot == NULL || e->edge_owner == NULL)
+  e->plan.window_slot = malloc ((a->cfg.n_blocks + e->plan.derive.n_edges + 1)
+			   * sizeof *e->plan.window_slot);
+  e->plan.edge_owner = malloc ((e->plan.derive.n_edges + 1)
+			       * sizeof *e->plan.edge_owner);
+  if (e->plan.window_slot == NULL || e->plan.edge_owner == NULL)
     goto nomem;
-  for (size_t i = 0; i < a->cfg.n_blocks + e->derive.n_edges; i++)
-    e->window_slot[i] = -1;
+  for (size_t i = 0; i < a->cfg.n_blocks + e->plan.derive.n_edges; i++)
+    e->plan.window_slot[i] = -1;
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
     {
-      if (e->derive.taken_edge[i] != 0)
-	e->edge_owner[e->derive.taken_edge[i] - 1] = 2 * (uint32_t) i;
-      if (e->derive.fall_edge[i] != 0)
-	e->edge_owner[e->derive.fall_edge[i] - 1] = 2 * (uint32_t) i + 1;
+      if (e->plan.derive.taken_edge[i] != 0)
+	e->plan.edge_owner[e->plan.derive.taken_edge[i] - 1]
+	  = 2 * (uint32_t) i;
+      if (e->plan.derive.fall_edge[i] != 0)
+	e->plan.edge_owner[e->plan.derive.fall_edge[i] - 1]
+	  = 2 * (uint32_t) i + 1;
     }
   if (!assign_window (e))
     goto nomem;

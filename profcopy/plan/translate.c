@@ -25,7 +25,7 @@ reg_from_got (const struct emitter *e, const struct insn *insn, unsigned reg)
   const struct insn *p = last_writer (e, insn, reg);
   uint32_t value;
 
-  return p != NULL && (e->gotref_slot[emit_word_index (e, p->addr)] != 0
+  return p != NULL && (e->plan.gotref_slot[emit_word_index (e, p->addr)] != 0
 		       || got_load_value (e, p, &value));
 }
 
@@ -46,7 +46,7 @@ got_load_block (const struct emitter *e, size_t bi, uint32_t at, void *arg)
       if (q == NULL || q->kind == INSN_INVALID)
 	return PATH_FAILS;
       if (q->writes & R (reg))
-	return e->gotref_slot[emit_word_index (e, q->addr)] != 0
+	return e->plan.gotref_slot[emit_word_index (e, q->addr)] != 0
 	       || got_load_value (e, q, &value) ? PATH_HOLDS : PATH_FAILS;
     }
   return PATH_GOES_ON;
@@ -133,7 +133,7 @@ plan_translations (struct emitter *e, char **errmsg)
 	const struct insn *insn = &code->sections[s].insns[i];
 	long w = (long) (code->sections[s].base + i);
 	const struct block *b;
-	struct snippet *sn = &e->xlate[w];
+	struct snippet *sn = &e->plan.xlate[w];
 	int budget = 16;
 	unsigned held;
 	bool guard, no_gp, read_gp, from_pc;
@@ -166,9 +166,9 @@ plan_translations (struct emitter *e, char **errmsg)
 	   plus %lo on a path the analysis could not be sure of, with no
 	   register holding gp; left as it was, the call ran the original
 	   code).  */
-	no_gp = b != NULL && !e->gp_valid[w] && !e->fixed_address;
+	no_gp = b != NULL && !e->facts.gp_valid[w] && !e->fixed_address;
 	/* Not in a multi-GOT object (struct new_got, in_place).  */
-	read_gp = no_gp && !e->got.in_place
+	read_gp = no_gp && !e->plan.got.in_place
 		  && gp_read_before (e, b, insn->addr);
 	held = no_gp && !read_gp ? gp_holder_before (e, b, insn->addr) : 0;
 	if (held == insn->rs)
@@ -176,7 +176,7 @@ plan_translations (struct emitter *e, char **errmsg)
 	from_pc = no_gp && !read_gp && held == 0 && insn->rs != REG_RA;
 	if (b == NULL
 	    || (no_gp && held == 0 && !from_pc && !(guard && read_gp))
-	    || insn->rs == REG_GP || insn->rs == REG_SP || e->in_llsc[w])
+	    || insn->rs == REG_GP || insn->rs == REG_SP || e->facts.in_llsc[w])
 	  {
 	    if (guard)
 	      {
@@ -205,7 +205,7 @@ plan_translations (struct emitter *e, char **errmsg)
 	sn->ra_dead = from_pc && insn->kind == INSN_ICALL
 		      && insn->rd == REG_RA;
 	e->stats.n_xlate++;
-	e->n_xlate_guarded += guard;
+	e->plan.n_xlate_guarded += guard;
       }
  out:
   free (table_jr);
