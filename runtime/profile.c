@@ -38,7 +38,7 @@
    pages of its own the counters that need changing before they are
    written (folded ones, biased ones, and those a dlclose'd load of the
    same object adds to); the others are written straight from memory
-   (writer.c), with the tables of the segment that say how the blocks
+   (records.c), with the tables of the segment that say how the blocks
    without a counter follow from them; profreport does that
    arithmetic.  */
 

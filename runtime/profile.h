@@ -11,8 +11,9 @@
 		(struct seg_view), checked once and cached;
    snapshot.c	the copies of counters taken before writing;
    retire.c	the records of objects that dlclose unloads;
-   writer.c	the profile file: its name, its records, and how it is
-		written into place;
+   writer.c	the profile file: its name, and how it is written into
+		place;
+   records.c	what the profile holds: its header and its records;
    signals.c	the handlers of the signals that write a profile, and
 		sigaction and the signal functions, which keep them out of
 		the program's sight.
@@ -204,15 +205,17 @@ PCRT_HIDDEN uint32_t pcrt_retired_put (void);
    directory the program starts in.  */
 PCRT_HIDDEN void pcrt_writer_init (char *const *env);
 
-/* The bytes of the record of the object VIEW shows: with its tables
-   when PROFCOPY_TABLES=profile asks for them.  */
-PCRT_HIDDEN uint32_t pcrt_record_size (const struct seg_view *view);
-
 /* Write the profile of process PID, for REASON and SIGNO, with the
    counts of snapshot S where it has them (S may be NULL).  Return true
    on success.  The caller holds pcrt_try_busy.  */
 PCRT_HIDDEN bool pcrt_write_file (long pid, unsigned reason, int signo,
 				  struct snapshot *s);
+
+/* records.c.  */
+
+/* The bytes of the record of the object VIEW shows: with its tables
+   when PROFCOPY_TABLES=profile asks for them.  */
+PCRT_HIDDEN uint32_t pcrt_record_size (const struct seg_view *view);
 
 /* Build the record of the object VIEW shows, loaded with bias BIAS,
    into the pcrt_record_size (VIEW) bytes at MEM, with its live counts.  False
