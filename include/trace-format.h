@@ -4,8 +4,8 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   The runtime (runtime/trace.c, on the target) writes these files and
-   profreport (report/trace-read.c, on the host) reads them.
+   The runtime (runtime/trace-file.c, on the target) writes these files
+   and profreport (report/trace-read.c, on the host) reads them.
    doc/trace-format.md describes both forms in prose; this header gives
    the numbers of the binary form.  Every multi-byte field is
    little-endian, whatever the byte order of the program.

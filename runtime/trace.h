@@ -26,11 +26,11 @@
    address in $ra, 16 bytes of argument save area at the caller's $sp,
    $sp 8-byte aligned).  The probe may write $at, $v0-$v1, $a0-$a3,
    $t0-$t9, $gp, $ra, HI and LO, and nothing else: it uses no
-   floating-point register (trace.c has no floating-point code; time
-   stamps, memory and file output are raw system calls; it calls no
-   libc function) and never touches errno.  A stub that
-   saves and restores exactly those registers around the call leaves
-   the instrumented function's state unchanged.  The probe is
+   floating-point register (trace.c and trace-file.c have no
+   floating-point code; time stamps, memory and file output are raw
+   system calls; they call no libc function) and never touches errno.
+   A stub that saves and restores exactly those registers around the
+   call leaves the instrumented function's state unchanged.  The probe is
    async-signal-safe and thread-safe.  */
 PCRT_EXPORT void profcopy_trace_enter (uint32_t func, uint32_t site);
 PCRT_EXPORT void profcopy_trace_exit (uint32_t func, uint32_t site);
