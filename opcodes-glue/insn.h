@@ -133,6 +133,19 @@ code_insn_at (const struct code *code, uint32_t addr)
   return code_insn_at_search (code, addr);
 }
 
+/* The record of CODE's word W (code_word_index), or NULL when there
+   is none.  */
+
+static inline const struct insn *
+code_insn_of_word (const struct code *code, size_t w)
+{
+  for (size_t s = 0; s < code->n_sections; s++)
+    if (w >= code->sections[s].base
+	&& w - code->sections[s].base < code->sections[s].n_insns)
+      return &code->sections[s].insns[w - code->sections[s].base];
+  return NULL;
+}
+
 /* The index of the code word at ADDR among all the words of CODE's
    sections in order (those before it in earlier sections, then its
    own), or -1 when ADDR is not a code word: what the per-word arrays of

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emit.h"
 #include "mips-ops.h"
@@ -29,17 +30,6 @@
 #define SYS_EXIT_GROUP	4246
 #define SYS_EXECVEAT	4356
 #define SYS_CLONE3	4435
-
-/* Words of put_syscall_hook.  */
-#define SYSHOOK_WORDS	15
-
-/* Words of put_jump_note.  */
-#define JUMP_NOTE_WORDS	16
-
-/* The words that compute gp for a translation from a bal
-   (struct snippet, gp_from_pc), and those of them that keep ra.  */
-#define GP_FROM_PC_WORDS	8
-#define GP_FROM_PC_RA_WORDS	4
 
 /* The flags of struct plan's hooks.  */
 #define HOOK_SYSCALL	1
@@ -132,16 +122,10 @@ struct narrowing
 /* Set in long_reg: the bal form keeps ra below a lowered sp.  */
 #define LONG_SAVE_RA 0x80
 
-/* The far jump that saves at and ra and goes to the target's restore
-   pad (addiu sp; sw at; sw ra; bal; lui; addu; addiu; jr; nop), and
-   the pad before a block (b over; nop; lw at; lw ra; addiu sp).  */
-#define PAD_JUMP_WORDS 9
-
-/* Words of a probe site and of a probe stub (see put_probe_stub); a
-   site calls the last stub laid out before it, and a new copy of the
-   stub goes in (behind a branch over it) when that one is further than
-   PROBE_STUB_REACH bytes, well within the reach of bal.  */
-#define PROBE_SITE_WORDS	7
+/* Words of a probe stub (see put_probe_stub); a site calls the last
+   stub laid out before it, and a new copy of the stub goes in (behind
+   a branch over it) when that one is further than PROBE_STUB_REACH
+   bytes, well within the reach of bal.  */
 #define PROBE_STUB_WORDS	68
 #define PROBE_STUB_REACH	0x18000
 
@@ -168,14 +152,34 @@ struct cursor
   uint32_t slot_word;		/* For the retry branch's delay slot when
 				   put_llsc has no FILL, instead of a nop.  */
   bool failed;			/* Out of memory or reach.  */
+  bool sizing;			/* Write nothing, only count the words
+				   (cursor_sizing).  */
 };
+
+/* Make C a cursor for E that writes nothing: the put_ functions run on
+   it say how many words they would write (CURSOR_WORDS), and the
+   layout takes its sizes from them, so that the sizes it plans and the
+   words emission writes come from the same code.  On such a cursor no
+   branch is out of reach and no carry path waits.  */
+
+static inline void
+cursor_sizing (struct cursor *c, const struct emitter *e)
+{
+  memset (c, 0, sizeof *c);
+  c->e = e;
+  c->sizing = true;
+}
+
+#define CURSOR_WORDS(c)	((c)->pc / 4)
 
 static inline void
 put (struct cursor *c, uint32_t word)
 {
   unsigned char *p = c->out + (c->pc - c->text_addr);
 
-  if (c->big_endian)
+  if (c->sizing)
+    ;
+  else if (c->big_endian)
     {
       p[0] = word >> 24;
       p[1] = word >> 16;
@@ -314,12 +318,6 @@ unsigned snippet_base_reg (const struct snippet *p);
 
 unsigned restore_in_slot (const struct emitter *e, const struct snippet *p);
 
-uint32_t snippet_words (const struct emitter *e, const struct snippet *p);
-
-uint32_t leaving_words (const struct emitter *e, const struct snippet *sn);
-
-uint32_t loop_exit_words (const struct emitter *e, const struct count_plan *p);
-
 /* plan/got.c.  */
 
 /* The most bytes of GOT that gp, 0x7ff0 past its start, reaches: the
@@ -353,8 +351,6 @@ bool plan_translations (struct emitter *e, char **errmsg);
 
 /* plan/plan.c.  */
 
-uint32_t gotref_words (const struct emitter *e, long w);
-
 uint32_t gotref_before_words (const struct emitter *e, long w);
 
 uint64_t snippet_uses (const struct snippet *sn);
@@ -387,6 +383,12 @@ void put_unspill (struct cursor *c, const struct snippet *sn, unsigned done);
 
 void put_island (struct cursor *c, bool over);
 
+uint32_t snippet_words (const struct emitter *e, const struct snippet *sn);
+
+uint32_t leaving_words (const struct emitter *e, const struct snippet *sn);
+
+uint32_t loop_exit_words (const struct emitter *e, const struct count_plan *p);
+
 void put_snippet (struct cursor *c, size_t index, size_t block,
 		  const struct snippet *p, const struct insn *hoist,
 		  uint32_t skip_to);
@@ -404,10 +406,20 @@ bool has_base (const struct insn *insn);
 
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
-uint32_t gp_guard_words (const struct emitter *e);
+/* The sizes of what emit/text.c writes (cursor_sizing).  */
 
-/* Words of a translation's load of a new GOT entry's value.  */
-uint32_t got_value_words (const struct emitter *e);
+uint32_t xlate_words (const struct emitter *e, const struct insn *insn,
+		      const struct snippet *sn);
+
+uint32_t syscall_hook_words (const struct emitter *e);
+
+uint32_t jump_note_words (const struct emitter *e);
+
+uint32_t probe_site_words (const struct emitter *e, long w, bool new_stub);
+
+uint32_t pad_words (const struct emitter *e);
+
+uint32_t gotref_words (const struct emitter *e, long w);
 
 /* emit/branches.c.  */
 
@@ -416,7 +428,10 @@ void put_bal_address (struct cursor *c, unsigned r, uint32_t target);
 void put_bal_address_keep_ra (struct cursor *c, unsigned r,
 			      uint32_t target);
 
-uint32_t far_words (bool use_gp, bool call, bool save_ra);
+uint32_t far_words (const struct emitter *e, bool use_gp, bool call,
+		    bool save_ra);
+
+uint32_t pad_jump_words (const struct emitter *e, uint32_t target);
 
 bool put_long (struct cursor *c, const struct insn *insn, long w,
 	       char **errmsg);

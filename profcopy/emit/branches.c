@@ -92,11 +92,25 @@ put_pad_jump (struct cursor *c, uint32_t target)
 /* Words put_far writes, its delay slot included unless CALL.  */
 
 uint32_t
-far_words (bool use_gp, bool call, bool save_ra)
+far_words (const struct emitter *e, bool use_gp, bool call, bool save_ra)
 {
-  uint32_t n = use_gp ? 2 : 5 + (save_ra ? 3 : 0);
+  struct cursor c;
 
-  return n + (call ? 0 : 1);
+  cursor_sizing (&c, e);
+  put_far (&c, REG_AT, 0, 0, use_gp, call, save_ra);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of put_pad_jump to TARGET.  */
+
+uint32_t
+pad_jump_words (const struct emitter *e, uint32_t target)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_pad_jump (&c, target);
+  return CURSOR_WORDS (&c);
 }
 
 /* Write LONG_DATA_BAL (emit.h) for the bal INSN, word W, with its
@@ -180,7 +194,7 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
       if (dslot == NULL)
 	return false;
       put (c, invert_branch (insn->word)
-	      | (1 + PAD_JUMP_WORDS + (is_likely (insn) ? 1 : 0)));
+	      | (1 + pad_jump_words (e, insn->target) + (is_likely (insn) ? 1 : 0)));
       if (is_likely (insn))
 	put (c, 0);
       if (!put_insn_body (c, dslot, errmsg))
@@ -202,7 +216,7 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
       {
 	/* Skip over the far jump: branch-likely runs its slot only when
 	   taken, so it goes after a nop, on the far jump's side.  */
-	uint32_t skip = 1 + far_words (use_gp, false, save_ra)
+	uint32_t skip = 1 + far_words (e, use_gp, false, save_ra)
 			+ (is_likely (insn) ? 1 : 0);
 	put (c, invert_branch (insn->word) | skip);
 	if (is_likely (insn))

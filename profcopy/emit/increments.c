@@ -95,6 +95,8 @@ put_at (struct cursor *c, uint32_t pc, uint32_t word)
 {
   uint32_t save = c->pc;
 
+  if (c->sizing)
+    return;
   c->pc = pc;
   put (c, word);
   c->pc = save;
@@ -209,7 +211,7 @@ static void
 put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
 	  const struct insn *fill, bool skip, uint32_t skip_to)
 {
-  struct carry *k;
+  struct carry *k, unrecorded;
   uint32_t off;
 
   if (c->e->folded)
@@ -217,13 +219,16 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
       put_folded (c, r1, r2, lo, fill, skip, skip_to);
       return;
     }
-  if (!array_room (&c->carries, &c->max_carries, c->isl.n,
+  if (c->sizing)
+    k = &unrecorded;		/* A size only: no carry path waits.  */
+  else if (!array_room (&c->carries, &c->max_carries, c->isl.n,
 		   sizeof *c->carries, 256))
     {
       c->failed = true;
       return;
     }
-  k = &c->carries[c->isl.n];
+  else
+    k = &c->carries[c->isl.n];
   k->retry = c->pc;
   k->r1 = (uint8_t) r1;
   k->r2 = (uint8_t) r2;
@@ -268,6 +273,8 @@ branch_offset (struct cursor *c, uint32_t from, uint32_t to, uint32_t *off)
 {
   int64_t d = ((int64_t) to - (int64_t) (from + 4)) / 4;
 
+  if (c->sizing)
+    d = 0;
   if (d < -32768 || d > 32767)
     {
       c->failed = true;
@@ -434,10 +441,14 @@ put_snippet (struct cursor *c, size_t index, size_t block,
     }
   if (p->kind == COUNT_WINDOW)
     {
-      int32_t off = (int32_t) (e->seg.window + emit_window_entry (e)
-			       * (uint32_t) e->plan.window_slot[index]
-			       - e->plan.got.gp);
-      if (e->plan.window_slot[index] < 0 || off < -0x8000 || off > 0x7ff8 - 4)
+      int32_t off = c->sizing ? 0
+		    : (int32_t) (e->seg.window + emit_window_entry (e)
+				 * (uint32_t) e->plan.window_slot[index]
+				 - e->plan.got.gp);
+      if (c->sizing)
+	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
+      else if (e->plan.window_slot[index] < 0 || off < -0x8000
+	       || off > 0x7ff8 - 4)
 	c->failed = true;
       else
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
@@ -526,4 +537,48 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   put_unspill (c, sn, 0);
   if (p->iv_stack)
     put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+}
+
+/* Words put_snippet writes for SN, in the form that leaves for a
+   target when LEAVING.  */
+
+static uint32_t
+sized_snippet (const struct emitter *e, const struct snippet *sn,
+	       bool leaving)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_snippet (&c, 0, 0, sn, NULL, leaving ? 4 : 0);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of the increment planned in SN (put_snippet).  */
+
+uint32_t
+snippet_words (const struct emitter *e, const struct snippet *sn)
+{
+  return sized_snippet (e, sn, false);
+}
+
+/* Words of a single-thread increment planned in SN that leaves by its
+   own branch (put_llsc's SKIP_TO) after one instruction of the
+   program's, that instruction first.  */
+
+uint32_t
+leaving_words (const struct emitter *e, const struct snippet *sn)
+{
+  return 1 + sized_snippet (e, sn, true);
+}
+
+/* Words of the way out of the loop planned in P (put_loop_exit).  */
+
+uint32_t
+loop_exit_words (const struct emitter *e, const struct count_plan *p)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_loop_exit (&c, 0, p);
+  return CURSOR_WORDS (&c);
 }

@@ -30,8 +30,6 @@ is_likely (const struct insn *insn)
 {
   return (insn->flags & INSN_F_LIKELY) != 0;
 }
-#define PAD_WORDS 5
-
 /* True if the long form KIND writes the branch's delay slot itself,
    so that the slot's own word is written as nothing.  */
 
@@ -59,20 +57,21 @@ insn_words (const struct emitter *e, long w, const struct insn *insn)
     {
     case LONG_CALL_GP:
     case LONG_CALL_PC:
-      return far_words (e->layout.long_kind[w] == LONG_CALL_GP, true, false);
+      return far_words (e, e->layout.long_kind[w] == LONG_CALL_GP, true,
+			 false);
     case LONG_JUMP_GP:
     case LONG_JUMP_PC:
-      return 1 + far_words (e->layout.long_kind[w] == LONG_JUMP_GP, false,
+      return 1 + far_words (e, e->layout.long_kind[w] == LONG_JUMP_GP, false,
 			    save_ra);
     case LONG_COND_GP:
     case LONG_COND_PC:
       return 2 + likely
-	     + far_words (e->layout.long_kind[w] == LONG_COND_GP, false,
+	     + far_words (e, e->layout.long_kind[w] == LONG_COND_GP, false,
 			  save_ra);
     case LONG_JUMP_PAD:
-      return 1 + PAD_JUMP_WORDS;
+      return 1 + pad_jump_words (e, insn->target);
     case LONG_COND_PAD:
-      return 2 + likely + PAD_JUMP_WORDS;
+      return 2 + likely + pad_jump_words (e, insn->target);
     case LONG_DATA_BAL:
       return DATA_BAL_WORDS (insn);
     default:
@@ -120,18 +119,6 @@ invert_branch (uint32_t word)
     }
 }
 
-/* Words of the translation planned in SN.  */
-
-static uint32_t
-xlate_words (const struct emitter *e, const struct snippet *sn)
-{
-  return 11 + 3 * got_value_words (e) - (e->fixed_address ? 3 : 0)
-	 + (sn->guard ? gp_guard_words (e) : 0)
-	 + (sn->n_spill > 0 ? 2 + 2 * sn->n_spill : 0)
-	 + (sn->gp_from_pc ? GP_FROM_PC_WORDS : 0)
-	 - (sn->gp_from_pc && sn->ra_dead ? GP_FROM_PC_RA_WORDS : 0);
-}
-
 /* One layout pass: fill map and insn_new and set text_size.  */
 
 /* Lay out the probe site at word W at *PC, deciding on its stub;
@@ -147,13 +134,10 @@ layout_probe_site (struct emitter *e, long w, uint32_t *pc,
       e->layout.probe_new_stub[w] = *last_stub == 0
 			     || *pc - *last_stub > PROBE_STUB_REACH;
       if (e->layout.probe_new_stub[w])
-	{
-	  *last_stub = *pc + 8;
-	  *pc += 4 * (2 + PROBE_STUB_WORDS);
-	}
+	*last_stub = *pc + 8;
       e->layout.probe_stub[w] = *last_stub;
     }
-  *pc += 4 * PROBE_SITE_WORDS;
+  *pc += 4 * probe_site_words (e, w, !reuse && e->layout.probe_new_stub[w]);
 }
 
 /* Send the branches of a function to its own entry past the entry
@@ -238,7 +222,7 @@ layout_pass (struct emitter *e)
       if (e->layout.needs_pad[ws])
 	{
 	  e->layout.pad[ws] = pc + 8;
-	  pc += 4 * PAD_WORDS;
+	  pc += 4 * pad_words (e);
 	}
       e->layout.map[ws] = pc;
       if (e->plan.probe[ws] & PROBE_ENTRY)
@@ -305,11 +289,12 @@ layout_pass (struct emitter *e)
 	    layout_probe_site (e, w, &pc, &last_stub,
 			       (e->plan.probe[w] & PROBE_ENTRY) != 0);
 	  if (e->plan.xlate[w].kind != 0xff)
-	    pc += 4 * xlate_words (e, &e->plan.xlate[w]);
+	    pc += 4 * xlate_words (e, code_insn_at (&a->code, at),
+				&e->plan.xlate[w]);
 	  if (e->plan.hooks[w] & HOOK_SYSCALL)
-	    pc += 4 * SYSHOOK_WORDS;
+	    pc += 4 * syscall_hook_words (e);
 	  if (e->plan.hooks[w] & HOOK_JUMP_NOTE)
-	    pc += 4 * JUMP_NOTE_WORDS;
+	    pc += 4 * jump_note_words (e);
 	  if (at != b->start)
 	    e->layout.map[w] = pc;
 	  pc += 4 * gotref_before_words (e, w);

@@ -361,7 +361,7 @@ is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn)
 
 /* Words of put_got_value_at.  */
 
-uint32_t
+static uint32_t
 got_value_words (const struct emitter *e)
 {
   return e->fixed_address ? 2 : e->plan.got.in_place ? 3 : 1;
@@ -377,19 +377,21 @@ static void
 put_got_value_at (struct cursor *c, unsigned base, unsigned reg, uint32_t k)
 {
   const struct new_got *g = &c->e->plan.got;
+  /* The values are known once the layout is: not while sizing.  */
+  uint32_t value = c->sizing ? 0 : g->new_values[k];
   uint32_t hi;
   int32_t lo;
 
   if (c->e->fixed_address)
     {
-      split_hi_lo (g->new_values[k], &hi, &lo);
+      split_hi_lo (value, &hi, &lo);
       put (c, itype (OP_LUI, 0, reg, hi));
       put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
       return;
     }
   if (g->in_place)
     {
-      split_hi_lo (g->new_values[k] - g->gp, &hi, &lo);
+      split_hi_lo (value - g->gp, &hi, &lo);
       put (c, itype (OP_LUI, 0, reg, hi));
       put (c, itype (OP_ADDIU, reg, reg, (uint32_t) lo));
       put (c, enc_addu (reg, reg, base));
@@ -430,7 +432,7 @@ put_slot_load (struct cursor *c, uint32_t slot, unsigned reg, bool keep_t9)
    then: no call), found relative to a bal, so that no valid gp is
    needed.  ra and t9 are kept below sp, at and every other register by
    the hook itself; the system call then runs with the registers the
-   program set.  SYSHOOK_WORDS words.  */
+   program set.  */
 
 static void
 put_syscall_hook (struct cursor *c)
@@ -453,7 +455,7 @@ put_syscall_hook (struct cursor *c)
    0 until then: no note), found relative to a bal, so that no valid gp
    is needed.  ra and at are kept below sp.  When a jump reaches the
    poisoned original code or data, the runtime's message names the last
-   jump noted.  JUMP_NOTE_WORDS words.  */
+   jump noted.  */
 
 static void
 put_jump_note (struct cursor *c, uint32_t addr)
@@ -469,14 +471,6 @@ put_jump_note (struct cursor *c, uint32_t addr)
   put (c, itype (OP_LW, REG_SP, REG_AT, 8));
   put (c, itype (OP_LW, REG_SP, REG_RA, 12));
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
-}
-
-/* Words of put_gp_guard.  */
-
-uint32_t
-gp_guard_words (const struct emitter *e)
-{
-  return 9 + 2 * got_value_words (e);
 }
 
 /* Write the gp guard of a translation of register X with the scratch
@@ -541,15 +535,11 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
       /* base = the new gp, relative to a bal, ra kept below sp unless
 	 the call sets it anyway.  */
       base = sn->regs[2];
-      if (!sn->ra_dead)
+      if (sn->ra_dead)
+	put_bal_address (c, base, g->gp);
+      else
 	{
-	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
-	  put (c, itype (OP_SW, REG_SP, REG_RA, 0));
-	}
-      put_bal_address (c, base, g->gp);
-      if (!sn->ra_dead)
-	{
-	  put (c, itype (OP_LW, REG_SP, REG_RA, 0));
+	  put_bal_address_keep_ra (c, base, g->gp);
 	  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 	}
     }
@@ -667,13 +657,28 @@ put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 }
 
+/* The restore pad before a block that far jumps with nothing dead
+   reach (put_pad_jump): a branch over it for the code that falls in,
+   then at and ra back and sp up; the pad's address is that of its
+   third word.  */
+
+static void
+put_pad (struct cursor *c)
+{
+  put (c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
+  put (c, 0);
+  put (c, itype (OP_LW, REG_SP, REG_AT, 0));
+  put (c, itype (OP_LW, REG_SP, REG_RA, 4));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
+}
+
 bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
   const struct analysis *a = e->a;
   struct cursor c = { e, out, e->layout.text_addr, e->layout.text_addr,
 		      e->a->obj.big_endian, { 0, 0, e->folded }, NULL, 0, 0,
-		      false };
+		      false, false };
   bool ok = false;
 
   for (size_t i = 0; i < a->cfg.n_blocks; i++)
@@ -683,13 +688,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
       bool over;
 
       if (e->layout.needs_pad[emit_word_index (e, b->start)])
-	{
-	  put (&c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
-	  put (&c, 0);
-	  put (&c, itype (OP_LW, REG_SP, REG_AT, 0));
-	  put (&c, itype (OP_LW, REG_SP, REG_RA, 4));
-	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
-	}
+	put_pad (&c);
       if (c.pc != e->layout.map[emit_word_index (e, b->start)])
 	{
 	  if (asprintf (errmsg, "internal error: layout and emission "
@@ -837,4 +836,83 @@ emit_free (struct emitter *e)
   free (e->plan.got.index);
   free (e->plan.got.moved_pages);
   memset (e, 0, sizeof *e);
+}
+
+/* The sizes of what the functions above write, from the functions
+   themselves (cursor_sizing).  */
+
+/* Words of the translation planned in SN for the indirect jump INSN
+   (put_xlate).  */
+
+uint32_t
+xlate_words (const struct emitter *e, const struct insn *insn,
+	     const struct snippet *sn)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_xlate (&c, insn, sn);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of put_syscall_hook.  */
+
+uint32_t
+syscall_hook_words (const struct emitter *e)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_syscall_hook (&c);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of put_jump_note.  */
+
+uint32_t
+jump_note_words (const struct emitter *e)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_jump_note (&c, 0);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of the probe site at word W (put_probe_site), with the copy
+   of the stub before it when NEW_STUB.  */
+
+uint32_t
+probe_site_words (const struct emitter *e, long w, bool new_stub)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_probe_site (&c, w, PROBE_ENTRY, 0, new_stub);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of the sequence that the got-ref addiu at word W becomes
+   (put_gotref).  */
+
+uint32_t
+gotref_words (const struct emitter *e, long w)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_gotref (&c, code_insn_of_word (&e->a->code, (size_t) w), w);
+  return CURSOR_WORDS (&c);
+}
+
+/* Words of the restore pad before a block (put_pad).  */
+
+uint32_t
+pad_words (const struct emitter *e)
+{
+  struct cursor c;
+
+  cursor_sizing (&c, e);
+  put_pad (&c);
+  return CURSOR_WORDS (&c);
 }

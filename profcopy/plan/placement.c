@@ -743,66 +743,6 @@ restore_in_slot (const struct emitter *e, const struct snippet *p)
   return reg;
 }
 
-/* Words of the way to the counter of the snippet planned in P
-   (put_counter_base; none off gp in the window).  */
-
-static uint32_t
-base_words (const struct snippet *p)
-{
-  return (p->kind == COUNT_PC ? 3
-	  : p->kind == COUNT_T9 || p->kind == COUNT_SAVED_GP ? 2
-	  : p->kind == COUNT_WINDOW ? 0 : 1);
-}
-
-/* Words of the snippet planned in P for E.  */
-
-uint32_t
-snippet_words (const struct emitter *e, const struct snippet *p)
-{
-  uint32_t n = (e->single ? SINGLE_WORDS : LLSC_WORDS) - e->folded
-	       + base_words (p);
-
-  if (p->n_spill > 0)
-    n += 2 + 2 * p->n_spill;
-  if (p->skip)
-    n += 2;
-  if (restore_in_slot (e, p) != 0)
-    n -= 1;
-  return n;
-}
-
-/* Words of a single-thread increment planned in SN that leaves by its
-   own branch (put_llsc's SKIP_TO) after one instruction of the
-   program's: that instruction, the increment, and past snippet_words
-   the branch out (folded; the store is in its slot), or the jump to
-   the carry path and the jump back with their slots (4 words; the
-   carry test is the branch out).  */
-
-uint32_t
-leaving_words (const struct emitter *e, const struct snippet *sn)
-{
-  return 1 + snippet_words (e, sn) + (e->folded ? 1 : 4);
-}
-
-/* Words of the way out of the loop planned in P for E (put_loop_exit):
-   the way to the counter, the difference, the addition and the carry
-   into the high word.  */
-
-uint32_t
-loop_exit_words (const struct emitter *e, const struct count_plan *p)
-{
-  uint32_t n = base_words (&p->s) + 1 + (p->iv_shift != 0)
-	       + (p->iv_inverse != 0 ? 4 : 0);
-
-  /* The saves; the stack form's copy's load, sp raised.  */
-  n += p->s.n_spill > 0 ? 2 + 2 * p->s.n_spill : 0;
-  if (p->iv_stack)
-    n += 2;
-  if (e->folded)
-    return n + (e->single ? 3 : 5);
-  return n + (e->single ? 4 + 2 + 3 : 6 + 2 + 5);
-}
-
 bool
 emit_window_fit (struct emitter *e, char **errmsg)
 {

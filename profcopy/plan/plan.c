@@ -16,31 +16,6 @@
 
 #include "stages.h"
 
-/* The words of the sequence that the got-ref addiu at word W becomes,
-   and those written before the branch at word W (the sequence of its
-   delay slot's addiu, GOTREF_F_BEFORE).  */
-
-uint32_t
-gotref_words (const struct emitter *e, long w)
-{
-  switch (GOTREF_KIND (e->plan.gotref_form[w]))
-    {
-    case GOTREF_ADD:
-    case GOTREF_TMP:
-    case GOTREF_T9:
-      return 3;
-    case GOTREF_PC:
-      return 4;
-    case GOTREF_PC_SAVED:
-      return 8;
-    case GOTREF_SAVED:
-    case GOTREF_ABS:
-      return 2;
-    default:
-      return 1;
-    }
-}
-
 uint32_t
 gotref_before_words (const struct emitter *e, long w)
 {
