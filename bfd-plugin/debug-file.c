@@ -1,7 +1,10 @@
-/* debug-file.c -- where an object's separate debug file is: its build
-   ID's file under .build-id, or its .gnu_debuglink's name with the
-   right CRC-32, in the debug directories of the sysroot and of the
-   object's own tree (object_find_debug_file).
+/* debug-file.c -- an object's separate debug file: where it is (its
+   build ID's file under .build-id, or its .gnu_debuglink's name with
+   the right CRC-32, in the debug directories of the sysroot and of the
+   object's own tree: object_find_debug_file), its ELF header and
+   sections read with object.c's readers and checked against the object
+   (object_open_debug), and its .symtab added to the object's symbols
+   (object_add_debug_symbols).
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -146,4 +149,82 @@ object_find_debug_file (const struct mips_object *obj, const char *sysroot)
   for (size_t d = 0; d < n_dirs; d++)
     free (dirs[d]);
   return found;
+}
+
+bool
+object_open_debug (const struct mips_object *obj, const char *path,
+		   struct mips_object *dbg, char **errmsg)
+{
+  memset (dbg, 0, sizeof *dbg);
+  if (errmsg != NULL)
+    *errmsg = NULL;
+  /* Its program headers are the object's and may point past its end:
+     only the ELF header and the sections are read.  */
+  if (!object_read_file (path, dbg, errmsg)
+      || !object_check_header (dbg, errmsg)
+      || !object_read_sections (dbg, errmsg))
+    goto fail;
+  if (dbg->big_endian != obj->big_endian)
+    {
+      object_error (errmsg, "of the other byte order");
+      goto fail;
+    }
+  object_read_build_id (dbg);
+  if (obj->build_id != NULL
+      && (dbg->build_id == NULL || dbg->build_id_len != obj->build_id_len
+	  || memcmp (dbg->build_id, obj->build_id, obj->build_id_len) != 0))
+    {
+      object_error (errmsg, "its build-id is not the object's");
+      goto fail;
+    }
+  return true;
+
+ fail:
+  object_close (dbg);
+  return false;
+}
+
+bool
+object_add_debug_symbols (struct mips_object *obj, const char *path,
+			  char **errmsg)
+{
+  struct mips_object dbg;
+  struct object_symbol *grown;
+  size_t n = 0;
+  bool ok = false;
+
+  if (errmsg != NULL)
+    *errmsg = NULL;
+  if (obj->debug_image != NULL)
+    return object_error (errmsg, "has a debug file already");
+  if (!object_open_debug (obj, path, &dbg, errmsg))
+    return false;
+  if (!object_read_symbols (&dbg, errmsg))
+    goto done;
+  for (size_t i = 0; i < dbg.n_symbols; i++)
+    n += !dbg.symbols[i].dynamic;
+  grown = realloc (obj->symbols, (obj->n_symbols + n + 1) * sizeof *grown);
+  if (grown == NULL)
+    {
+      object_error (errmsg, "out of memory");
+      goto done;
+    }
+  obj->symbols = grown;
+  for (size_t i = 0; i < dbg.n_symbols; i++)
+    if (!dbg.symbols[i].dynamic)
+      {
+	grown[obj->n_symbols] = dbg.symbols[i];
+	/* Not a field of OBJ's image.  */
+	grown[obj->n_symbols].value_offset = 0;
+	obj->n_symbols++;
+      }
+  obj->debug_image = dbg.image;
+  obj->debug_size = dbg.size;
+  obj->debug_mapped = dbg.mapped;
+  dbg.image = NULL;
+  ok = true;
+
+ done:
+  object_close (&dbg);
+  return ok;
 }

@@ -6,9 +6,11 @@
 
    Nothing here is part of the interface of object.h: these are the
    bounds-checked readers and the per-part parsers that object_open
-   calls in turn (dynamic.c, symbols.c, ehframe.c), and the light
-   loader that libsearch.c uses to read the dynamic section of a
-   candidate library without the rest of the analysis.  */
+   calls in turn (dynamic.c, symbols.c, ehframe.c), the steps of
+   object.c that object_open_debug (debug-file.c) takes again for a
+   separate debug file, and the light loader that libsearch.c uses to
+   read the dynamic section of a candidate library without the rest of
+   the analysis.  */
 
 #ifndef PROFCOPY_OBJECT_INT_H
 #define PROFCOPY_OBJECT_INT_H
@@ -51,6 +53,22 @@ bool object_find_got (struct mips_object *obj, char **errmsg);
 /* The worker behind object_open and object_read; see object.h.  */
 bool object_open_1 (const char *path, struct mips_object *obj,
 		    enum object_open_level level, char **errmsg);
+
+/* Steps of object_open_1 (object.c) that object_open_debug
+   (debug-file.c) takes too.  */
+
+/* Read the whole of PATH into OBJ->image.  */
+bool object_read_file (const char *path, struct mips_object *obj,
+		       char **errmsg);
+
+/* Check the ELF header of OBJ and fill the header fields.  */
+bool object_check_header (struct mips_object *obj, char **errmsg);
+
+/* Convert the section header table of OBJ and name the sections.  */
+bool object_read_sections (struct mips_object *obj, char **errmsg);
+
+/* Set OBJ->build_id from its PT_NOTE segments, else its note sections.  */
+void object_read_build_id (struct mips_object *obj);
 
 /* Set *ERRMSG to a malloc'd string made from FMT and return false, so
    that a parser can say "return object_error (errmsg, ...);".  *ERRMSG

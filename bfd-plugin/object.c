@@ -105,8 +105,8 @@ object_get32 (const struct mips_object *obj, const unsigned char *p)
 
 /* Read the whole of PATH into OBJ->image.  */
 
-static bool
-read_file (const char *path, struct mips_object *obj, char **errmsg)
+bool
+object_read_file (const char *path, struct mips_object *obj, char **errmsg)
 {
   struct file_image fi;
   int err = file_image_read (path, &fi);
@@ -149,8 +149,8 @@ machine_name (unsigned machine)
 
 /* Check the ELF header of OBJ and fill the header fields.  */
 
-static bool
-check_header (struct mips_object *obj, char **errmsg)
+bool
+object_check_header (struct mips_object *obj, char **errmsg)
 {
   const unsigned char *h = obj->image;
   unsigned machine, type;
@@ -312,8 +312,8 @@ read_segments (struct mips_object *obj, char **errmsg)
 
 /* Convert the section header table of OBJ and name the sections.  */
 
-static bool
-read_sections (struct mips_object *obj, char **errmsg)
+bool
+object_read_sections (struct mips_object *obj, char **errmsg)
 {
   const unsigned char *h = obj->image;
   unsigned shentsize = object_get16 (obj, h + 46);
@@ -497,8 +497,8 @@ find_build_id (struct mips_object *obj, size_t off, size_t n)
 
 /* Set OBJ->build_id from its PT_NOTE segments, else its note sections.  */
 
-static void
-read_build_id (struct mips_object *obj)
+void
+object_read_build_id (struct mips_object *obj)
 {
   size_t i;
 
@@ -557,9 +557,9 @@ static bool
 read_image (struct mips_object *obj, enum object_open_level level,
 	    char **errmsg)
 {
-  if (!check_header (obj, errmsg)
+  if (!object_check_header (obj, errmsg)
       || !read_segments (obj, errmsg)
-      || !read_sections (obj, errmsg)
+      || !object_read_sections (obj, errmsg)
       || !check_abiflags (obj, errmsg)
       || !check_dynamic_linking (obj, errmsg)
       || !object_read_dynamic (obj, errmsg))
@@ -577,7 +577,7 @@ read_image (struct mips_object *obj, enum object_open_level level,
     return false;
   if (!object_find_got (obj, errmsg))
     return false;
-  read_build_id (obj);
+  object_read_build_id (obj);
   if (!build_section_index (obj, errmsg))
     return false;
   if (level == OBJECT_OPEN_FULL && !object_read_eh_frame (obj, errmsg))
@@ -599,7 +599,8 @@ object_open_1 (const char *path, struct mips_object *obj,
   if (obj->path == NULL)
     return object_error (errmsg, "out of memory");
 
-  if (!read_file (path, obj, errmsg) || !read_image (obj, level, errmsg))
+  if (!object_read_file (path, obj, errmsg)
+      || !read_image (obj, level, errmsg))
     {
       object_close (obj);
       return false;
@@ -794,82 +795,4 @@ object_is_code (const struct mips_object *obj, uint32_t vaddr)
   const struct object_section *s = object_section_at (obj, vaddr);
 
   return s != NULL && (s->flags & SHF_EXECINSTR) != 0;
-}
-
-
-bool
-object_open_debug (const struct mips_object *obj, const char *path,
-		   struct mips_object *dbg, char **errmsg)
-{
-  memset (dbg, 0, sizeof *dbg);
-  if (errmsg != NULL)
-    *errmsg = NULL;
-  /* Its program headers are the object's and may point past its end:
-     only the ELF header and the sections are read.  */
-  if (!read_file (path, dbg, errmsg) || !check_header (dbg, errmsg)
-      || !read_sections (dbg, errmsg))
-    goto fail;
-  if (dbg->big_endian != obj->big_endian)
-    {
-      object_error (errmsg, "of the other byte order");
-      goto fail;
-    }
-  read_build_id (dbg);
-  if (obj->build_id != NULL
-      && (dbg->build_id == NULL || dbg->build_id_len != obj->build_id_len
-	  || memcmp (dbg->build_id, obj->build_id, obj->build_id_len) != 0))
-    {
-      object_error (errmsg, "its build-id is not the object's");
-      goto fail;
-    }
-  return true;
-
- fail:
-  object_close (dbg);
-  return false;
-}
-
-bool
-object_add_debug_symbols (struct mips_object *obj, const char *path,
-			  char **errmsg)
-{
-  struct mips_object dbg;
-  struct object_symbol *grown;
-  size_t n = 0;
-  bool ok = false;
-
-  if (errmsg != NULL)
-    *errmsg = NULL;
-  if (obj->debug_image != NULL)
-    return object_error (errmsg, "has a debug file already");
-  if (!object_open_debug (obj, path, &dbg, errmsg))
-    return false;
-  if (!object_read_symbols (&dbg, errmsg))
-    goto done;
-  for (size_t i = 0; i < dbg.n_symbols; i++)
-    n += !dbg.symbols[i].dynamic;
-  grown = realloc (obj->symbols, (obj->n_symbols + n + 1) * sizeof *grown);
-  if (grown == NULL)
-    {
-      object_error (errmsg, "out of memory");
-      goto done;
-    }
-  obj->symbols = grown;
-  for (size_t i = 0; i < dbg.n_symbols; i++)
-    if (!dbg.symbols[i].dynamic)
-      {
-	grown[obj->n_symbols] = dbg.symbols[i];
-	/* Not a field of OBJ's image.  */
-	grown[obj->n_symbols].value_offset = 0;
-	obj->n_symbols++;
-      }
-  obj->debug_image = dbg.image;
-  obj->debug_size = dbg.size;
-  obj->debug_mapped = dbg.mapped;
-  dbg.image = NULL;
-  ok = true;
-
- done:
-  object_close (&dbg);
-  return ok;
 }
