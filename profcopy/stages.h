@@ -308,15 +308,20 @@ bool plan_block (struct emitter *e, const struct block *b,
 bool hoistable (const struct emitter *e, const struct block *b,
 		const struct count_plan *p, bool again);
 
-struct snippet *edge_snippet (struct emitter *e, size_t k);
+bool plan_window (struct emitter *e, const struct block *b,
+		  struct count_plan *p);
 
-bool assign_window (struct emitter *e);
+struct snippet *edge_snippet (struct emitter *e, size_t k);
 
 unsigned snippet_data_reg (const struct snippet *p);
 
 unsigned snippet_base_reg (const struct snippet *p);
 
 unsigned restore_in_slot (const struct emitter *e, const struct snippet *p);
+
+/* plan/window.c.  */
+
+bool assign_window (struct emitter *e);
 
 /* plan/got.c.  */
 
@@ -344,6 +349,8 @@ bool t9_holds (const struct emitter *e, const struct insn *insn,
 	       uint32_t target);
 
 bool plan_gotref_forms (struct emitter *e, char **errmsg);
+
+/* plan/translate.c.  */
 
 unsigned char *table_jumps (const struct emitter *e);
 

@@ -42,7 +42,7 @@ LIB_SOURCES = \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
 	profcopy/analyse/regstate.c profcopy/analyse/t9state.c \
 	profcopy/analyse/facts.c \
-	profcopy/plan/placement.c \
+	profcopy/plan/placement.c profcopy/plan/window.c \
 	profcopy/plan/got.c profcopy/plan/translate.c profcopy/plan/plan.c \
 	profcopy/plan/marks.c \
 	profcopy/emit/layout.c \
