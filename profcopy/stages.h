@@ -413,7 +413,21 @@ bool has_base (const struct insn *insn);
 
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
-/* The sizes of what emit/text.c writes (cursor_sizing).  */
+uint32_t pad_words (const struct emitter *e);
+
+uint32_t gotref_words (const struct emitter *e, long w);
+
+/* emit/hooks.c.  */
+
+void put_syscall_hook (struct cursor *c);
+
+void put_jump_note (struct cursor *c, uint32_t addr);
+
+void put_xlate (struct cursor *c, const struct insn *insn,
+		const struct snippet *sn);
+
+void put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
+		     bool new_stub);
 
 uint32_t xlate_words (const struct emitter *e, const struct insn *insn,
 		      const struct snippet *sn);
@@ -423,10 +437,6 @@ uint32_t syscall_hook_words (const struct emitter *e);
 uint32_t jump_note_words (const struct emitter *e);
 
 uint32_t probe_site_words (const struct emitter *e, long w, bool new_stub);
-
-uint32_t pad_words (const struct emitter *e);
-
-uint32_t gotref_words (const struct emitter *e, long w);
 
 /* emit/branches.c.  */
 

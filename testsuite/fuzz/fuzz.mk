@@ -47,7 +47,7 @@ LIB_SOURCES = \
 	profcopy/plan/marks.c \
 	profcopy/emit/layout.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
-	profcopy/emit/branches.c \
+	profcopy/emit/hooks.c profcopy/emit/branches.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
 	report/report.c report/output.c report/lines.c report/inclusive.c \
 	report/callgrind.c \
