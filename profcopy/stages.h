@@ -239,6 +239,8 @@ uint32_t *got_entries (const struct analysis *a);
 const struct function *got_function (const struct cfg *cfg,
 				     const uint32_t *entry, long k);
 
+/* analyse/narrow.c.  */
+
 bool find_narrowable (struct narrowing *n);
 
 /* analyse/regstate.c.  */

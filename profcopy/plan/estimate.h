@@ -26,6 +26,8 @@ float *estimate_frequencies (const struct analysis *a,
 			     const unsigned char *cold,
 			     const uint32_t *enters, float *taken);
 
+/* from-profile.c.  */
+
 /* Per block of A, the sum of its counts in the N profiled objects OBJS
    (earlier runs of the same file), or -1 for a block they do not know,
    in a malloc'd array (NULL when out of memory); *HITS says how many

@@ -38,10 +38,11 @@ LIB_SOURCES = \
 	profcopy/analyse/regflow.c profcopy/analyse/analysis.c \
 	profcopy/analyse/islands.c \
 	profcopy/dump.c profcopy/plan/derive.c profcopy/plan/estimate.c \
+	profcopy/plan/from-profile.c \
 	profcopy/analyse/returns.c profcopy/analyse/scope.c \
 	profcopy/analyse/entries.c profcopy/analyse/callees.c \
 	profcopy/analyse/regstate.c profcopy/analyse/t9state.c \
-	profcopy/analyse/facts.c \
+	profcopy/analyse/facts.c profcopy/analyse/narrow.c \
 	profcopy/plan/placement.c profcopy/plan/window.c \
 	profcopy/plan/got.c profcopy/plan/translate.c profcopy/plan/plan.c \
 	profcopy/plan/marks.c \
