@@ -29,32 +29,32 @@
 
 /* The output (writer-int.h).  Guarded by the busy flag
    (pcrt_try_busy).  */
-struct writer_out out;
+struct writer_out pcrt_out;
 
 /* Write the LEN bytes at P to the profile, unbuffered.  The first
-   failure is kept in OUT.ERROR and stops every later write.  */
+   failure is kept in PCRT_OUT.ERROR and stops every later write.  */
 
 static void
 write_all (const void *p, size_t len)
 {
   long r;
 
-  if (out.error != 0)
+  if (pcrt_out.error != 0)
     return;
-  if (out.mem != NULL)
+  if (pcrt_out.mem != NULL)
     {
-      if (len > out.cap - out.mem_len)
-	out.error = ENOSPC;
+      if (len > pcrt_out.cap - pcrt_out.mem_len)
+	pcrt_out.error = ENOSPC;
       else
 	{
-	  rt_memcpy (out.mem + out.mem_len, p, len);
-	  out.mem_len += len;
+	  rt_memcpy (pcrt_out.mem + pcrt_out.mem_len, p, len);
+	  pcrt_out.mem_len += len;
 	}
       return;
     }
-  r = sys_write_all (out.fd, p, len);
+  r = sys_write_all (pcrt_out.fd, p, len);
   if (r < 0)
-    out.error = (int) -r;
+    pcrt_out.error = (int) -r;
 }
 
 /* Write the buffered bytes.  */
@@ -62,8 +62,8 @@ write_all (const void *p, size_t len)
 static void
 flush (void)
 {
-  write_all (out.buf, out.len);
-  out.len = 0;
+  write_all (pcrt_out.buf, pcrt_out.len);
+  pcrt_out.len = 0;
 }
 
 /* Append the LEN bytes at P to the output.  Large blocks (the tables of
@@ -76,7 +76,7 @@ put_bytes (const void *p, size_t len)
 {
   const unsigned char *q = p;
 
-  if (len >= sizeof out.buf / 2)
+  if (len >= sizeof pcrt_out.buf / 2)
     {
       flush ();
       write_all (p, len);
@@ -84,13 +84,13 @@ put_bytes (const void *p, size_t len)
     }
   while (len > 0)
     {
-      size_t room = sizeof out.buf - out.len;
+      size_t room = sizeof pcrt_out.buf - pcrt_out.len;
       size_t n = len < room ? len : room;
-      rt_memcpy (out.buf + out.len, q, n);
-      out.len += n;
+      rt_memcpy (pcrt_out.buf + pcrt_out.len, q, n);
+      pcrt_out.len += n;
       q += n;
       len -= n;
-      if (out.len == sizeof out.buf)
+      if (pcrt_out.len == sizeof pcrt_out.buf)
 	flush ();
     }
 }
@@ -121,11 +121,11 @@ store32 (unsigned char *p, uint32_t v)
 static void
 put32 (uint32_t v)
 {
-  if (sizeof out.buf - out.len < 4)
+  if (sizeof pcrt_out.buf - pcrt_out.len < 4)
     flush ();
-  store32 (out.buf + out.len, v);
-  out.len += 4;
-  if (out.len == sizeof out.buf)
+  store32 (pcrt_out.buf + pcrt_out.len, v);
+  pcrt_out.len += 4;
+  if (pcrt_out.len == sizeof pcrt_out.buf)
     flush ();
 }
 
@@ -275,11 +275,11 @@ put_runs (const struct seg_view *view, uint32_t n)
 	  pieces[m++].len = (size_t) (to - from) * PCPROF_COUNT_SIZE;
 	}
     }
-  if (out.error != 0)
+  if (pcrt_out.error != 0)
     return;
-  r = sys_writev_all (out.fd, pieces, m);
+  r = sys_writev_all (pcrt_out.fd, pieces, m);
   if (r < 0)
-    out.error = (int) -r;
+    pcrt_out.error = (int) -r;
 }
 
 /* Append the object record of VIEW, loaded with bias BIAS
@@ -299,7 +299,7 @@ put_record (const struct seg_view *view, uintptr_t bias, struct snapshot *s)
 
   if (counts != NULL)
     pcrt_retired_add_to (view, counts);
-  in_runs = counts == NULL && out.mem == NULL && find_runs (view, n);
+  in_runs = counts == NULL && pcrt_out.mem == NULL && find_runs (view, n);
   if (in_runs)
     {
       uint64_t listed = 0;
@@ -323,7 +323,7 @@ put_record (const struct seg_view *view, uintptr_t bias, struct snapshot *s)
   put32 (view->n_window);
   put32 (view->tables_crc);
   put32 (view->copy_path_len);
-  put32 ((tables_here ? PCPROF_TABLES_HERE : PCPROF_TABLES_IN_COPY)
+  put32 ((pcrt_tables_here ? PCPROF_TABLES_HERE : PCPROF_TABLES_IN_COPY)
 	 | (in_runs ? PCPROF_COUNTS_RUNS : 0));
   put_bytes (view->path, view->path_len);
   put_zeros (PCPROF_PAD8 (view->path_len + 1) - view->path_len);
@@ -334,7 +334,7 @@ put_record (const struct seg_view *view, uintptr_t bias, struct snapshot *s)
   /* The tables are in the copy, which profreport reads; they go into
      the profile only when asked for (a profile that does without the
      copies).  */
-  if (tables_here)
+  if (pcrt_tables_here)
     {
       put_bytes (view->blocks, (size_t) h->n_blocks * PCPROF_BLOCK_SIZE);
       put_bytes (view->derive, view->derive_size);
@@ -384,11 +384,11 @@ put_records (struct snapshot *s)
   return n;
 }
 
-/* Write the profile into the open file OUT.FD, with the counts of
+/* Write the profile into the open file PCRT_OUT.FD, with the counts of
    snapshot S where it has them.  */
 
 void
-put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
+pcrt_put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
 {
   unsigned char header[PCPROF_HEADER_SIZE];
   const uint16_t one = 1;
@@ -396,8 +396,8 @@ put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
   uint32_t n_objects;
   struct seg_view view;
 
-  out.error = 0;
-  out.len = 0;
+  pcrt_out.error = 0;
+  pcrt_out.len = 0;
   rt_memset (header, 0, sizeof header);
   rt_memcpy (header + PCPROF_H_MAGIC, PCPROF_MAGIC, PCPROF_MAGIC_LEN);
   store32 (header + PCPROF_H_VERSION, PCPROF_VERSION);
@@ -409,7 +409,7 @@ put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
   store32 (header + PCPROF_H_FLAGS, big_endian ? PCPROF_F_BIG_ENDIAN : 0);
   {
     struct k_sysinfo info;
-    runs_allowed = !dense_asked && sys_sysinfo (&info) == 0
+    runs_allowed = !pcrt_dense_asked && sys_sysinfo (&info) == 0
 		   && info.totalswap == 0;
   }
   n_objects = 0;
@@ -420,8 +420,8 @@ put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
   put_bytes (header, sizeof header);
   n_objects -= put_records (s);
   n_objects -= pcrt_retired_put ();
-  if (n_objects != 0 && out.error == 0)
-    out.error = EIO;
+  if (n_objects != 0 && pcrt_out.error == 0)
+    pcrt_out.error = EIO;
   flush ();
 }
 
@@ -429,22 +429,22 @@ put_profile (long pid, unsigned reason, int signo, struct snapshot *s)
 uint32_t
 pcrt_record_size (const struct seg_view *view)
 {
-  return view->record_size + (tables_here ? view->tables_size : 0);
+  return view->record_size + (pcrt_tables_here ? view->tables_size : 0);
 }
 
 bool
 pcrt_record_in_memory (const struct seg_view *view, uintptr_t bias,
 		       unsigned char *mem)
 {
-  out.mem = mem;
-  out.cap = pcrt_record_size (view);
-  out.mem_len = 0;
-  out.len = 0;
-  out.error = 0;
+  pcrt_out.mem = mem;
+  pcrt_out.cap = pcrt_record_size (view);
+  pcrt_out.mem_len = 0;
+  pcrt_out.len = 0;
+  pcrt_out.error = 0;
   put_record (view, bias, NULL);
   flush ();
-  out.mem = NULL;
-  return out.error == 0 && out.mem_len == pcrt_record_size (view);
+  pcrt_out.mem = NULL;
+  return pcrt_out.error == 0 && pcrt_out.mem_len == pcrt_record_size (view);
 }
 
 void

@@ -200,7 +200,7 @@ text_hex (uint32_t v)
    and allocates nothing.  */
 
 void
-read_settings (void)
+pcrt_trace_read_settings (void)
 {
   const char *format;
 
@@ -211,7 +211,7 @@ read_settings (void)
   output_template = rt_getenv (pcrt_environment (), "PROFCOPY_TRACE_OUTPUT");
   if (output_template != NULL && output_template[0] == '\0')
     output_template = NULL;
-  trace_pid = raw_getpid ();
+  trace_pid = pcrt_raw_getpid ();
   __atomic_store_n (&settings_done, 1, __ATOMIC_RELEASE);
 }
 
@@ -464,13 +464,13 @@ open_trace (bool in_signal)
    must not wait for the lock for ever.  */
 
 void
-write_buffer (struct trace_buffer *b, bool in_signal)
+pcrt_trace_write_buffer (struct trace_buffer *b, bool in_signal)
 {
   if (b->n_events == 0 && b->n_lost == 0)
     return;
   if (!lock_file (in_signal ? 1000 : 0))
     return;
-  if (raw_getpid () != trace_pid)
+  if (pcrt_raw_getpid () != trace_pid)
     trace_child ();
   if (open_trace (in_signal))
     {
@@ -536,9 +536,9 @@ name_has_pid (void)
    by each of them, the second would replace the first's.  */
 
 void
-trace_atfork_prepare (void)
+pcrt_trace_atfork_prepare (void)
 {
-  if (__atomic_load_n (&all_buffers, __ATOMIC_ACQUIRE) == NULL
+  if (__atomic_load_n (&pcrt_trace_buffers, __ATOMIC_ACQUIRE) == NULL
       || name_has_pid () || !lock_file (0))
     return;
   open_trace (false);
@@ -551,18 +551,18 @@ trace_atfork_prepare (void)
    carry its pid.  */
 
 void
-trace_atfork_child (void)
+pcrt_trace_atfork_child (void)
 {
-  trace_pid = raw_getpid ();
+  trace_pid = pcrt_raw_getpid ();
   file_lock = 0;
-  for (struct trace_buffer *b = all_buffers; b != NULL; b = b->next)
+  for (struct trace_buffer *b = pcrt_trace_buffers; b != NULL; b = b->next)
     {
       b->n_events = 0;
       b->n_lost = 0;
       b->busy = 0;
     }
-  if (my_buffer != NULL)
-    my_buffer->tid = raw_gettid ();
+  if (pcrt_my_trace_buffer != NULL)
+    pcrt_my_trace_buffer->tid = pcrt_raw_gettid ();
   if (name_has_pid ())
     {
       if (trace_fd >= 0)
@@ -580,9 +580,9 @@ trace_atfork_child (void)
 static void
 trace_child (void)
 {
-  trace_pid = raw_getpid ();
-  if (my_buffer != NULL)
-    my_buffer->tid = raw_gettid ();
+  trace_pid = pcrt_raw_getpid ();
+  if (pcrt_my_trace_buffer != NULL)
+    pcrt_my_trace_buffer->tid = pcrt_raw_gettid ();
   if (name_has_pid ())
     {
       if (trace_fd >= 0)

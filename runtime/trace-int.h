@@ -48,30 +48,31 @@ store32 (unsigned char *p, uint32_t v)
 /* trace.c.  */
 
 /* The buffers of every thread, newest first.  */
-PCRT_HIDDEN extern struct trace_buffer *all_buffers;
+PCRT_HIDDEN extern struct trace_buffer *pcrt_trace_buffers;
 
 /* This thread's buffer (initial-exec TLS: no __tls_get_addr).  */
-PCRT_HIDDEN extern __thread struct trace_buffer *my_buffer
+PCRT_HIDDEN extern __thread struct trace_buffer *pcrt_my_trace_buffer
   __attribute__ ((tls_model ("initial-exec")));
 
 /* The calling thread's and process's ids, by raw system calls.  */
-PCRT_HIDDEN uint32_t raw_gettid (void);
-PCRT_HIDDEN pid_t raw_getpid (void);
+PCRT_HIDDEN uint32_t pcrt_raw_gettid (void);
+PCRT_HIDDEN pid_t pcrt_raw_getpid (void);
 
 /* trace-file.c.  */
 
 /* Read the settings from the environment, once.  */
-PCRT_HIDDEN void read_settings (void);
+PCRT_HIDDEN void pcrt_trace_read_settings (void);
 
 /* Write the events of buffer B, which the caller owns (BUSY is 2), and
    empty it.  IN_SIGNAL: called from the fatal-signal handler, which
    must not wait for the lock for ever.  */
-PCRT_HIDDEN void write_buffer (struct trace_buffer *b, bool in_signal);
+PCRT_HIDDEN void pcrt_trace_write_buffer (struct trace_buffer *b,
+					  bool in_signal);
 
 /* The fork hooks: before a fork, create the file the child will share;
    in the child, drop the parent's events and take the child's own
    file if its name has the pid.  */
-PCRT_HIDDEN void trace_atfork_prepare (void);
-PCRT_HIDDEN void trace_atfork_child (void);
+PCRT_HIDDEN void pcrt_trace_atfork_prepare (void);
+PCRT_HIDDEN void pcrt_trace_atfork_child (void);
 
 #endif /* PROFCOPY_RUNTIME_TRACE_INT_H */

@@ -58,11 +58,11 @@
 /* The buffers of every thread, newest first.  Buffers are never
    unmapped: a thread that ended leaves its events to the exit-time
    write.  */
-struct trace_buffer *all_buffers;
+struct trace_buffer *pcrt_trace_buffers;
 
 /* This thread's buffer.  Initial-exec TLS: libprofcopy.so is loaded at
    start-up, and the access must not call __tls_get_addr.  */
-__thread struct trace_buffer *my_buffer
+__thread struct trace_buffer *pcrt_my_trace_buffer
   __attribute__ ((tls_model ("initial-exec")));
 
 static void trace_setup (void);
@@ -85,13 +85,13 @@ now_ns (void)
 }
 
 uint32_t
-raw_gettid (void)
+pcrt_raw_gettid (void)
 {
   return (uint32_t) RAW_SYSCALL4 (__NR_gettid, 0, 0, 0, 0);
 }
 
 pid_t
-raw_getpid (void)
+pcrt_raw_getpid (void)
 {
   return (pid_t) RAW_SYSCALL4 (__NR_getpid, 0, 0, 0, 0);
 }
@@ -105,19 +105,19 @@ new_buffer (void)
 
   if (b == NULL)
     return NULL;
-  /* Busy and published first: read_settings calls libc, whose functions
-     may carry probes (profcopy --calls) that come back here.  Busy as
-     the runtime's own work (2), whose events are not the program's and
-     are dropped, not counted as lost.  */
+  /* Busy and published first: pcrt_trace_read_settings calls libc,
+     whose functions may carry probes (profcopy --calls) that come back
+     here.  Busy as the runtime's own work (2), whose events are not
+     the program's and are dropped, not counted as lost.  */
   b->busy = 2;
   b->n_events = 0;
   b->n_lost = 0;
-  my_buffer = b;
-  read_settings ();
+  pcrt_my_trace_buffer = b;
+  pcrt_trace_read_settings ();
   trace_setup ();
-  b->tid = raw_gettid ();
-  b->next = __atomic_load_n (&all_buffers, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n (&all_buffers, &b->next, b, true,
+  b->tid = pcrt_raw_gettid ();
+  b->next = __atomic_load_n (&pcrt_trace_buffers, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n (&pcrt_trace_buffers, &b->next, b, true,
 				       __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     ;
   __atomic_store_n (&b->busy, 0, __ATOMIC_RELEASE);
@@ -129,7 +129,7 @@ new_buffer (void)
 static inline __attribute__ ((always_inline)) void
 record_event (uint32_t func, uint32_t site, unsigned kind)
 {
-  struct trace_buffer *b = my_buffer;
+  struct trace_buffer *b = pcrt_my_trace_buffer;
   int expected = 0;
   uint64_t stamp;
   unsigned char *e;
@@ -149,7 +149,7 @@ record_event (uint32_t func, uint32_t site, unsigned kind)
   if (b->n_events == TRACE_EVENTS)
     {
       b->busy = 2;
-      write_buffer (b, false);
+      pcrt_trace_write_buffer (b, false);
     }
   e = b->record + PCTRACE_E_SIZE + b->n_events * PCTRACE_EVENT_SIZE;
   store32 (e + PCTRACE_V_FUNC, func);
@@ -201,7 +201,7 @@ void pcrt_trace_exit (uint32_t func, uint32_t site)
 static void
 flush_all (bool in_signal)
 {
-  for (struct trace_buffer *b = __atomic_load_n (&all_buffers,
+  for (struct trace_buffer *b = __atomic_load_n (&pcrt_trace_buffers,
 						 __ATOMIC_ACQUIRE);
        b != NULL; b = b->next)
     {
@@ -209,7 +209,7 @@ flush_all (bool in_signal)
       if (__atomic_compare_exchange_n (&b->busy, &expected, 2, false,
 				       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 	{
-	  write_buffer (b, in_signal);
+	  pcrt_trace_write_buffer (b, in_signal);
 	  __atomic_store_n (&b->busy, 0, __ATOMIC_RELEASE);
 	}
     }
@@ -239,16 +239,16 @@ trace_fatal (int signo)
   for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
     if (fatal_signals[i] == signo)
       sys_sigaction (signo, &chained[i], NULL);
-  sys_tgkill (raw_getpid (), raw_gettid (), signo);
+  sys_tgkill (pcrt_raw_getpid (), pcrt_raw_gettid (), signo);
 }
 
 void
 pcrt_trace_fork (void)
 {
-  if (__atomic_load_n (&all_buffers, __ATOMIC_ACQUIRE) == NULL)
+  if (__atomic_load_n (&pcrt_trace_buffers, __ATOMIC_ACQUIRE) == NULL)
     return;
   flush_all (false);
-  trace_atfork_prepare ();
+  pcrt_trace_atfork_prepare ();
 }
 
 static void
@@ -282,7 +282,7 @@ trace_setup (void)
       sys_sigaction (fatal_signals[i], &sa, NULL);
   if (!pcrt_exit_hooked ())
     {
-      pcrt_atfork (trace_atfork_prepare, NULL, trace_atfork_child);
+      pcrt_atfork (pcrt_trace_atfork_prepare, NULL, pcrt_trace_atfork_child);
       pcrt_cxa_atexit (trace_exit_hook, NULL);
     }
 }

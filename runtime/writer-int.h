@@ -30,23 +30,23 @@ struct writer_out
 
 /* records.c.  */
 
-/* The output: writer.c opens the file into OUT.FD and reads OUT.ERROR
-   after put_profile.  */
-PCRT_HIDDEN extern struct writer_out out;
+/* The output: writer.c opens the file into PCRT_OUT.FD and reads
+   PCRT_OUT.ERROR after pcrt_put_profile.  */
+PCRT_HIDDEN extern struct writer_out pcrt_out;
 
-/* Write the profile into the open file OUT.FD, with the counts of
+/* Write the profile into the open file PCRT_OUT.FD, with the counts of
    snapshot S where it has them.  */
-PCRT_HIDDEN void put_profile (long pid, unsigned reason, int signo,
-			      struct snapshot *s);
+PCRT_HIDDEN void pcrt_put_profile (long pid, unsigned reason, int signo,
+				   struct snapshot *s);
 
 /* writer.c: the settings pcrt_writer_init reads.  */
 
 /* Whether the records hold the objects' tables (PROFCOPY_TABLES=profile)
    or leave them in the profiled copies (the default).  */
-PCRT_HIDDEN extern bool tables_here;
+PCRT_HIDDEN extern bool pcrt_tables_here;
 
 /* Whether every counter is written (PROFCOPY_COUNTS=all), not only the
    runs of those that may not be 0.  */
-PCRT_HIDDEN extern bool dense_asked;
+PCRT_HIDDEN extern bool pcrt_dense_asked;
 
 #endif /* PROFCOPY_RUNTIME_WRITER_INT_H */

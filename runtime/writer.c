@@ -60,11 +60,11 @@ static bool verbose;
 
 /* Whether the records hold the objects' tables (PROFCOPY_TABLES=profile)
    or leave them in the profiled copies (the default).  */
-bool tables_here;
+bool pcrt_tables_here;
 
 /* Whether every counter is written (PROFCOPY_COUNTS=all), not only the
    runs of those that may not be 0.  */
-bool dense_asked;
+bool pcrt_dense_asked;
 
 /* Report that the profile NAME could not be written: WHAT, for the
    error number ERR.  */
@@ -278,10 +278,10 @@ write_into (long pid, unsigned reason, int signo, struct snapshot *s,
 		    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
       if (r < 0)
 	return (int) -r;
-      out.fd = (int) r;
-      put_profile (pid, reason, signo, s);
-      sys_close (out.fd);
-      return out.error;
+      pcrt_out.fd = (int) r;
+      pcrt_put_profile (pid, reason, signo, s);
+      sys_close (pcrt_out.fd);
+      return pcrt_out.error;
     }
   len = rt_strlen (profile_path);
   rt_memcpy (temp_path, profile_path, len + 1);
@@ -294,16 +294,16 @@ write_into (long pid, unsigned reason, int signo, struct snapshot *s,
 			   | O_CLOEXEC, 0666);
   if (r < 0)
     return (int) -r;
-  out.fd = (int) r;
-  put_profile (pid, reason, signo, s);
-  r = sys_close (out.fd);
-  if (r < 0 && out.error == 0)
-    out.error = (int) -r;
-  if (out.error == 0 && (r = sys_rename (temp_path, profile_path)) < 0)
-    out.error = (int) -r;
-  if (out.error != 0)
+  pcrt_out.fd = (int) r;
+  pcrt_put_profile (pid, reason, signo, s);
+  r = sys_close (pcrt_out.fd);
+  if (r < 0 && pcrt_out.error == 0)
+    pcrt_out.error = (int) -r;
+  if (pcrt_out.error == 0 && (r = sys_rename (temp_path, profile_path)) < 0)
+    pcrt_out.error = (int) -r;
+  if (pcrt_out.error != 0)
     sys_unlink (temp_path);
-  return out.error;
+  return pcrt_out.error;
 }
 
 /* Write the profile of process PID to PROFILE_PATH.  A regular file
@@ -431,8 +431,8 @@ pcrt_writer_init (char *const *env)
   const char *counts = rt_getenv (env, "PROFCOPY_COUNTS");
 
   verbose = rt_getenv (env, "PROFCOPY_VERBOSE") != NULL;
-  tables_here = tables != NULL && rt_streq (tables, "profile");
-  dense_asked = counts != NULL && rt_streq (counts, "all");
+  pcrt_tables_here = tables != NULL && rt_streq (tables, "profile");
+  pcrt_dense_asked = counts != NULL && rt_streq (counts, "all");
   read_output_setting (env);
 }
 
