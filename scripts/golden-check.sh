@@ -72,6 +72,15 @@ is_elf ()
 }
 
 if [ $# -gt 0 ]; then
+  # An input named that is not there would be refused by both builds
+  # alike and pass unseen.
+  for f in "$@"; do
+    if [ ! -f "$f" ]; then
+      echo "golden-check.sh: $f: no such file" >&2
+      rm -rf "$work"
+      exit 2
+    fi
+  done
   printf '%s\n' "$@" >"$list"
 else
   {
