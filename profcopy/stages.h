@@ -172,6 +172,15 @@ cursor_sizing (struct cursor *c, const struct emitter *e)
 
 #define CURSOR_WORDS(c)	((c)->pc / 4)
 
+/* Whether a branch's offset OFF (in words) fits its 16 bits: always on
+   a sizing cursor, where the addresses are not all known yet.  */
+
+static inline bool
+cursor_reaches (const struct cursor *c, int64_t off)
+{
+  return c->sizing || (off >= -32768 && off <= 32767);
+}
+
 static inline void
 put (struct cursor *c, uint32_t word)
 {
@@ -372,8 +381,6 @@ bool is_likely (const struct insn *insn);
 
 bool long_takes_slot (unsigned kind);
 
-uint32_t insn_words (const struct emitter *e, long w, const struct insn *insn);
-
 uint32_t invert_branch (uint32_t word);
 
 void island_add (struct island *isl, uint32_t pc);
@@ -416,6 +423,8 @@ bool has_base (const struct insn *insn);
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
 uint32_t pad_words (const struct emitter *e);
+
+uint32_t insn_words (const struct emitter *e, const struct insn *insn);
 
 uint32_t gotref_words (const struct emitter *e, long w);
 

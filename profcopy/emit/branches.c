@@ -150,7 +150,7 @@ put_data_bal (struct cursor *c, const struct insn *insn, long w,
       put (c, v);
     }
   off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
-  if (off < -32768 || off > 32767)
+  if (!cursor_reaches (c, off))
     {
       if (asprintf (errmsg, "0x%08x: the bal over data cannot reach the"
 		    " copy of its target", insn->addr) < 0)
@@ -194,7 +194,8 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
       if (dslot == NULL)
 	return false;
       put (c, invert_branch (insn->word)
-	      | (1 + pad_jump_words (e, insn->target) + (is_likely (insn) ? 1 : 0)));
+	      | (1 + pad_jump_words (e, insn->target)
+		 + (is_likely (insn) ? 1 : 0)));
       if (is_likely (insn))
 	put (c, 0);
       if (!put_insn_body (c, dslot, errmsg))
@@ -252,7 +253,7 @@ put_jump_back (struct cursor *c, const struct insn *ctl, uint32_t to,
 {
   int64_t off = ((int64_t) to - (int64_t) (c->pc + 4)) / 4;
 
-  if (off < -32768 || off > 32767)
+  if (!cursor_reaches (c, off))
     return reach_error (errmsg, ctl, what, "its target");
   put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
   if (fill == NULL)
@@ -319,7 +320,7 @@ slot_fill (const struct emitter *e, uint32_t target, bool pad_ok)
       || (insn->writes & R (REG_GP)) || e->facts.in_llsc[w]
       || e->plan.gotref_slot[w] != 0 || e->plan.xlate[w].kind != 0xff
       || e->plan.probe[w] != 0 || (e->layout.needs_pad[w] && !pad_ok)
-      || insn_words (e, w, insn) != 1)
+      || insn_words (e, insn) != 1)
     return NULL;
   p = &e->plan.blocks[t - cfg->blocks];
   if (p->edge || (!p->derived && p->at <= target))

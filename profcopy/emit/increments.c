@@ -273,9 +273,7 @@ branch_offset (struct cursor *c, uint32_t from, uint32_t to, uint32_t *off)
 {
   int64_t d = ((int64_t) to - (int64_t) (from + 4)) / 4;
 
-  if (c->sizing)
-    d = 0;
-  if (d < -32768 || d > 32767)
+  if (!cursor_reaches (c, d))
     {
       c->failed = true;
       return false;

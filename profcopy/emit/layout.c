@@ -41,50 +41,6 @@ long_takes_slot (unsigned kind)
 	 || kind == LONG_COND_PAD || kind == LONG_DATA_BAL;
 }
 
-/* The words of LONG_DATA_BAL for the bal INSN: bal, slot, the data
-   words, b, nop.  */
-#define DATA_BAL_WORDS(insn) (4 + ((insn)->target - (insn)->addr - 8) / 4)
-
-/* Words the copy of INSN, word W, takes.  */
-
-uint32_t
-insn_words (const struct emitter *e, long w, const struct insn *insn)
-{
-  uint32_t likely = is_likely (insn) ? 1 : 0;
-  bool save_ra = (e->layout.long_reg[w] & LONG_SAVE_RA) != 0;
-
-  switch (e->layout.long_kind[w])
-    {
-    case LONG_CALL_GP:
-    case LONG_CALL_PC:
-      return far_words (e, e->layout.long_kind[w] == LONG_CALL_GP, true,
-			 false);
-    case LONG_JUMP_GP:
-    case LONG_JUMP_PC:
-      return 1 + far_words (e, e->layout.long_kind[w] == LONG_JUMP_GP, false,
-			    save_ra);
-    case LONG_COND_GP:
-    case LONG_COND_PC:
-      return 2 + likely
-	     + far_words (e, e->layout.long_kind[w] == LONG_COND_GP, false,
-			  save_ra);
-    case LONG_JUMP_PAD:
-      return 1 + pad_jump_words (e, insn->target);
-    case LONG_COND_PAD:
-      return 2 + likely + pad_jump_words (e, insn->target);
-    case LONG_DATA_BAL:
-      return DATA_BAL_WORDS (insn);
-    default:
-      break;
-    }
-  if (w > 0 && long_takes_slot (e->layout.long_kind[w - 1]))
-    return 0;
-  if (e->plan.gotref_slot[w] != 0
-      && !(e->plan.gotref_form[w] & GOTREF_F_BEFORE))
-    return gotref_words (e, w);
-  return 1;
-}
-
 /* The non-likely branch with the opposite condition of the conditional
    branch WORD, with a zero offset; 0 if there is none.  */
 
@@ -299,7 +255,7 @@ layout_pass (struct emitter *e)
 	    e->layout.map[w] = pc;
 	  pc += 4 * gotref_before_words (e, w);
 	  e->layout.insn_new[w] = pc;
-	  pc += 4 * insn_words (e, w, code_insn_at (&a->code, at));
+	  pc += 4 * insn_words (e, code_insn_at (&a->code, at));
 	}
       if (p->edge)
 	{

@@ -223,7 +223,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
       if (insn->op == OP_J || insn->op == OP_JAL)
 	{
 	  uint32_t t = emit_map (e, insn->target);
-	  if (((c->pc + 4) ^ t) & 0xf0000000)
+	  if ((((c->pc + 4) ^ t) & 0xf0000000) && !c->sizing)
 	    goto range;
 	  word = (word & 0xfc000000) | ((t >> 2) & 0x03ffffff);
 	}
@@ -232,7 +232,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	  uint32_t t = e->layout.retarget[w] != 0 ? e->layout.retarget[w]
 		       : emit_map (e, insn->target);
 	  int64_t off = ((int64_t) t - (int64_t) (c->pc + 4)) / 4;
-	  if (off < -32768 || off > 32767)
+	  if (!cursor_reaches (c, off))
 	    goto range;
 	  if (e->plan.invert[w])
 	    word = invert_branch (word);
@@ -268,7 +268,7 @@ put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg)
 	  && code_insn_at (&e->a->code, t) != NULL)
 	{
 	  int64_t d = (int64_t) emit_map (e, t) - (int64_t) emit_map (e, entry);
-	  if (d < -32768 || d > 32767)
+	  if (!cursor_reaches (c, d))
 	    {
 	      if (asprintf (errmsg, "0x%08x: the code address that t9 plus %d"
 			    " makes is out of reach in the profiled code",
@@ -339,6 +339,29 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
   else
     put (c, itype (OP_ADDIU, r->index, r->index, info & 0xffff));
   return true;
+}
+
+/* Write the copy of INSN in the new text: a gp prologue's part, or the
+   instruction (put_insn).  */
+
+static bool
+put_copy (struct cursor *c, const struct insn *insn, char **errmsg)
+{
+  return put_prologue_part (c, insn) || put_insn (c, insn, errmsg);
+}
+
+/* Words of the copy of INSN (put_copy).  */
+
+uint32_t
+insn_words (const struct emitter *e, const struct insn *insn)
+{
+  struct cursor c;
+  char *msg = NULL;
+
+  cursor_sizing (&c, e);
+  put_copy (&c, insn, &msg);
+  free (msg);
+  return CURSOR_WORDS (&c);
 }
 
 /* Whether INSN is the addu of LLVM's gp prologue that puts gp in gp:
@@ -464,7 +487,7 @@ emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 	      *errmsg = strdup ("internal error: a block word has no record");
 	      goto done;
 	    }
-	  if (!put_prologue_part (&c, insn) && !put_insn (&c, insn, errmsg))
+	  if (!put_copy (&c, insn, errmsg))
 	    goto done;
 	}
       if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))

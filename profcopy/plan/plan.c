@@ -74,7 +74,7 @@ leaves_by_jump (const struct emitter *e, const struct block *b,
 	  && !e->layout.needs_pad[ws]
 	  && e->plan.xlate[w].kind == 0xff && e->plan.xlate[ws].kind == 0xff
 	  && e->plan.gotref_slot[ws] == 0 && !e->facts.in_llsc[ws]
-	  && insn_words (e, ws, slot) == 1);
+	  && insn_words (e, slot) == 1);
 }
 
 /* Count the kinds of the plans of E for -v, and decide which take the
