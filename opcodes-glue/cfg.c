@@ -42,39 +42,22 @@
 struct builder
 {
   const struct code *code;
-  size_t *base;			/* Index of each section's first word.  */
-  size_t n_words;
   unsigned char *mark;
   unsigned *from;
 };
 
-/* Set *INDEX to the word index of ADDR in B; false if ADDR is not a word
-   of an executable section.  */
+/* Set *INDEX to the word index of ADDR in B (code_word_index); false
+   if ADDR is not a word of an executable section.  */
 
 static bool
 word_index (const struct builder *b, uint32_t addr, size_t *index)
 {
-  const struct code *code = b->code;
-  size_t lo = 0, hi = code->n_sections;
+  long w = code_word_index (b->code, addr);
 
-  if (addr % 4 != 0)
+  if (w < 0)
     return false;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      const struct insn_section *is = &code->sections[mid];
-
-      if (addr < is->start)
-	hi = mid;
-      else if (addr >= is->end)
-	lo = mid + 1;
-      else
-	{
-	  *index = b->base[mid] + (addr - is->start) / 4;
-	  return true;
-	}
-    }
-  return false;
+  *index = (size_t) w;
+  return true;
 }
 
 /* Mark the leaders and function entries of section S (whose first word
@@ -84,7 +67,7 @@ static void
 mark_section (struct builder *b, size_t s)
 {
   const struct insn_section *is = &b->code->sections[s];
-  size_t base = b->base[s];
+  size_t base = is->base;
 
   b->from[base] |= FUNC_FROM_SECTION;
   for (size_t i = 0; i < is->n_insns; i++)
@@ -157,7 +140,7 @@ mark_all (struct builder *b, const struct code_addr *addrs, size_t n_addrs,
 
       for (size_t i = 0; i < is->n_insns; i++)
 	{
-	  size_t w = b->base[s] + i;
+	  size_t w = b->code->sections[s].base + i;
 
 	  if (b->from[w] != 0)
 	    {
@@ -321,7 +304,7 @@ make_blocks (struct builder *b, struct cfg *cfg,
   const struct code *code = b->code;
   size_t n_funcs = 0, n_blocks = 0;
 
-  for (size_t w = 0; w < b->n_words; w++)
+  for (size_t w = 0; w < b->code->n_words; w++)
     {
       n_funcs += b->from[w] != 0;
       n_blocks += (b->mark[w] & MARK_LEADER) != 0;
@@ -337,7 +320,7 @@ make_blocks (struct builder *b, struct cfg *cfg,
 
       for (size_t i = 0; i < is->n_insns; i++)
 	{
-	  size_t w = b->base[s] + i;
+	  size_t w = b->code->sections[s].base + i;
 	  uint32_t addr = is->start + 4 * (uint32_t) i;
 
 	  if (b->from[w] != 0)
@@ -387,16 +370,8 @@ cfg_build (const struct code *code, const struct code_addr *addrs,
   memset (cfg, 0, sizeof *cfg);
   memset (&b, 0, sizeof b);
   b.code = code;
-  b.base = calloc (code->n_sections + 1, sizeof *b.base);
-  if (b.base == NULL)
-    goto cleanup;
-  for (size_t s = 0; s < code->n_sections; s++)
-    {
-      b.base[s] = b.n_words;
-      b.n_words += code->sections[s].n_insns;
-    }
-  b.mark = calloc (b.n_words + 1, sizeof *b.mark);
-  b.from = calloc (b.n_words + 1, sizeof *b.from);
+  b.mark = calloc (code->n_words + 1, sizeof *b.mark);
+  b.from = calloc (code->n_words + 1, sizeof *b.from);
   if (b.mark == NULL || b.from == NULL)
     goto cleanup;
 
@@ -404,7 +379,6 @@ cfg_build (const struct code *code, const struct code_addr *addrs,
   ok = make_blocks (&b, cfg, name_of, ctx);
 
  cleanup:
-  free (b.base);
   free (b.mark);
   free (b.from);
   if (!ok)

@@ -668,23 +668,9 @@ code_free (struct code *code)
 const struct insn *
 code_insn_at_search (const struct code *code, uint32_t addr)
 {
-  size_t lo = 0, hi = code->n_sections;
+  const struct insn_section *s = code_section_at (code, addr);
 
-  if (addr % 4 != 0)
-    return NULL;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      const struct insn_section *is = &code->sections[mid];
-
-      if (addr < is->start)
-	hi = mid;
-      else if (addr >= is->end)
-	lo = mid + 1;
-      else
-	return &is->insns[(addr - is->start) / 4];
-    }
-  return NULL;
+  return s != NULL ? &s->insns[(addr - s->start) / 4] : NULL;
 }
 
 /* Return a short name for KIND.  */

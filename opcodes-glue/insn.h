@@ -146,6 +146,25 @@ code_insn_of_word (const struct code *code, size_t w)
   return NULL;
 }
 
+/* The section of CODE that holds the word at ADDR, or NULL when ADDR
+   is not a word of an executable section: the one search behind
+   code_insn_at and code_word_index.  Code sections are few (.text,
+   .init, .fini, .MIPS.stubs; an island splits one).  */
+
+static inline const struct insn_section *
+code_section_at (const struct code *code, uint32_t addr)
+{
+  if (addr & 3)
+    return NULL;
+  for (size_t i = 0; i < code->n_sections; i++)
+    {
+      const struct insn_section *s = &code->sections[i];
+      if (addr >= s->start && addr < s->end)
+	return s;
+    }
+  return NULL;
+}
+
 /* The index of the code word at ADDR among all the words of CODE's
    sections in order (those before it in earlier sections, then its
    own), or -1 when ADDR is not a code word: what the per-word arrays of
@@ -154,15 +173,9 @@ code_insn_of_word (const struct code *code, size_t w)
 static inline long
 code_word_index (const struct code *code, uint32_t addr)
 {
-  if (addr & 3)
-    return -1;
-  for (size_t i = 0; i < code->n_sections; i++)
-    {
-      const struct insn_section *s = &code->sections[i];
-      if (addr >= s->start && addr < s->end)
-	return (long) (s->base + (addr - s->start) / 4);
-    }
-  return -1;
+  const struct insn_section *s = code_section_at (code, addr);
+
+  return s != NULL ? (long) (s->base + (addr - s->start) / 4) : -1;
 }
 
 /* True if INSN traps whatever the registers hold: break, sdbbp, and a
