@@ -264,7 +264,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   unsigned char *dirty = malloc (n + 1);
   unsigned char *ret_fell = calloc (2 * (cfg->n_funcs + 1), 1);
   unsigned char *fell_now = ret_fell + cfg->n_funcs + 1;
-  bool changed = true;
+  bool changed = true, ok = false;
 
   llvm = llvm_functions (e, &llvm_ok);
   if (entry == NULL || internal == NULL || in == NULL || out == NULL
@@ -272,17 +272,8 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
       || dirty == NULL || ret_fell == NULL || !llvm_ok)
     {
       free (llvm);
-      free (dirty);
-      free (ret_fell);
-      free (entry);
-      free (internal);
-      free (gp_read);
-      free (in);
-      free (out);
-      free (ret_ok);
-      free (calls);
       *errmsg = strdup ("out of memory");
-      return false;
+      goto done;
     }
   /* RET_OK: the function returns with gp valid, so that a direct call
      to it leaves gp valid (every function of the object computes the
@@ -431,6 +422,9 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
      that nothing enters, the code after a call that trusts gp).  */
   if (object_multi_got (&a->obj))
     memset (e->facts.gp_valid, 0, e->n_words);
+  ok = true;
+
+ done:
   free (dirty);
   free (ret_fell);
   free (entry);
@@ -440,7 +434,7 @@ gp_dataflow (struct emitter *e, const uint32_t *into, char **errmsg)
   free (out);
   free (ret_ok);
   free (calls);
-  return true;
+  return ok;
 }
 
 /* The saved-gp state after INSN at word W, from STATE (an sp offset, or

@@ -278,16 +278,12 @@ t9_dataflow (struct emitter *e, char **errmsg)
   unsigned char *entry_ok = calloc (n + 1, 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *t9_out = malloc (n + 1);
-  bool changed = true;
+  bool changed = true, ok = false;
 
   if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL)
     {
-      free (entry);
-      free (entry_ok);
-      free (in);
-      free (t9_out);
       *errmsg = strdup ("out of memory");
-      return false;
+      goto done;
     }
   if (e->fixed_address)
     memset (in, 0, n + 1);
@@ -329,9 +325,12 @@ t9_dataflow (struct emitter *e, char **errmsg)
     }
   for (size_t i = 0; i < n; i++)
     t9_block (e, &cfg->blocks[i], in[i], true);
+  ok = true;
+
+ done:
   free (entry);
   free (entry_ok);
   free (in);
   free (t9_out);
-  return true;
+  return ok;
 }

@@ -342,6 +342,31 @@ spare_next (const struct emitter *e, const struct block *b, uint32_t at,
   return dead;
 }
 
+/* Plan P's increment at AT of block B through KIND, with two registers
+   of DEAD (LLSC_REGS of them at least): true when the next instruction
+   fits its delay slot.  Else the first point so planned is kept in
+   *FIT and *FIT_AT unless *HAVE_FIT says one is already.  */
+
+static bool
+plan_point (const struct emitter *e, const struct block *b, uint32_t at,
+	    uint64_t dead, enum count_kind kind, struct count_plan *p,
+	    bool *have_fit, struct snippet *fit, uint32_t *fit_at)
+{
+  p->at = at;
+  p->s.kind = kind;
+  choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS), LLSC_REGS, 0,
+	       0);
+  if (hoist_fits (e, b, at, &p->s))
+    return true;
+  if (!*have_fit)
+    {
+      *have_fit = true;
+      *fit = p->s;
+      *fit_at = at;
+    }
+  return false;
+}
+
 /* Plan the counter increment of block B.  */
 
 bool
@@ -379,21 +404,10 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 	      have_gp = true;
 	      first_gp = at;
 	    }
-	  if (popcount64 (dead) >= LLSC_REGS)
-	    {
-	      p->at = at;
-	      p->s.kind = COUNT_GP;
-	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, 0);
-	      if (hoist_fits (e, b, at, &p->s))
-		return true;
-	      if (!have_fit)
-		{
-		  have_fit = true;
-		  fit = p->s;
-		  fit_at = at;
-		}
-	    }
+	  if (popcount64 (dead) >= LLSC_REGS
+	      && plan_point (e, b, at, dead, COUNT_GP, p, &have_fit, &fit,
+			     &fit_at))
+	    return true;
 	}
       if (!e->fixed_address && !gp && at < b->end && !have_saved
 	  && e->facts.gp_saved[emit_word_index (e, at)] >= 0)
@@ -430,21 +444,10 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
       if (e->fixed_address)
 	{
 	  dead = free_scratch (e, cfg_live_at (code, cfg, b, at), at);
-	  if (popcount64 (dead) >= LLSC_REGS)
-	    {
-	      p->at = at;
-	      p->s.kind = COUNT_ABS;
-	      choose_regs (&p->s, spare_next (e, b, at, dead, LLSC_REGS),
-			   LLSC_REGS, 0, 0);
-	      if (hoist_fits (e, b, at, &p->s))
-		return true;
-	      if (!have_fit)
-		{
-		  have_fit = true;
-		  fit = p->s;
-		  fit_at = at;
-		}
-	    }
+	  if (popcount64 (dead) >= LLSC_REGS
+	      && plan_point (e, b, at, dead, COUNT_ABS, p, &have_fit, &fit,
+			     &fit_at))
+	    return true;
 	}
       if (at < limit && ends_count_scan (code, at))
 	break;
