@@ -60,54 +60,12 @@ static char exe_path[PATH_MAX];
 
 static void trace_child (void);
 
-/* Write the LEN bytes at P to FD.  Return false on an error.  */
-
-static bool
-raw_write_all (int fd, const void *p, size_t len)
-{
-  const unsigned char *q = p;
-
-  while (len > 0)
-    {
-      long n = RAW_SYSCALL4 (__NR_write, fd, q, len, 0);
-      if (n == -EINTR)
-	continue;
-      if (n <= 0)
-	return false;
-      q += n;
-      len -= n;
-    }
-  return true;
-}
-
 /* The little-endian word at P (store32 is in trace-int.h).  */
 
 static inline uint32_t
 load32 (const unsigned char *p)
 {
   return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-/* Copy N bytes; memcpy is a libc call.  */
-
-static void
-copy_bytes (void *dst, const void *src, size_t n)
-{
-  unsigned char *d = dst;
-  const unsigned char *s = src;
-
-  while (n-- > 0)
-    *d++ = *s++;
-}
-
-static size_t
-string_length (const char *s)
-{
-  size_t n = 0;
-
-  while (s[n] != '\0')
-    n++;
-  return n;
 }
 
 /* The process-wide lock of the file.  A thread spins, yielding the
@@ -138,7 +96,7 @@ static void
 text_flush (void)
 {
   if (text.len > 0 && trace_fd >= 0)
-    raw_write_all (trace_fd, text.buf, text.len);
+    sys_write_all (trace_fd, text.buf, text.len);
   text.len = 0;
 }
 
@@ -149,7 +107,7 @@ text_put (const char *s, size_t n)
     {
       size_t room = sizeof text.buf - text.len;
       size_t k = n < room ? n : room;
-      copy_bytes (text.buf + text.len, s, k);
+      rt_memcpy (text.buf + text.len, s, k);
       text.len += k;
       s += k;
       n -= k;
@@ -161,22 +119,15 @@ text_put (const char *s, size_t n)
 static void
 text_string (const char *s)
 {
-  text_put (s, string_length (s));
+  text_put (s, rt_strlen (s));
 }
 
 static void
 text_decimal (uint64_t v)
 {
   char digits[24];
-  size_t n = sizeof digits;
 
-  do
-    {
-      digits[--n] = '0' + v % 10;
-      v /= 10;
-    }
-  while (v != 0);
-  text_put (digits + n, sizeof digits - n);
+  text_put (digits, rt_format_decimal (digits, v));
 }
 
 static void
@@ -222,7 +173,7 @@ path_append (size_t *len, const char *s, size_t n)
 {
   if (n >= sizeof trace_path - *len)
     return false;
-  copy_bytes (trace_path + *len, s, n);
+  rt_memcpy (trace_path + *len, s, n);
   *len += n;
   trace_path[*len] = '\0';
   return true;
@@ -246,7 +197,7 @@ trace_name (void)
       const char *prog = pcrt_program_name ();
       if (prog == NULL || prog[0] == '\0')
 	prog = "profcopy";
-      return (path_append (&len, prog, string_length (prog))
+      return (path_append (&len, prog, rt_strlen (prog))
 	      && path_append (&len, ".trace", 6));
     }
   for (const char *p = output_template; *p != '\0'; p++)
@@ -285,22 +236,15 @@ say_failure (const char *what, long err)
 {
   static const char prefix[] = "libprofcopy: ";
   char num[24];
-  size_t n = sizeof num;
-  unsigned long v = (unsigned long) -err;
+  size_t n = rt_format_decimal (num, (uint64_t) -err);
 
-  do
-    {
-      num[--n] = '0' + v % 10;
-      v /= 10;
-    }
-  while (v != 0);
-  raw_write_all (STDERR_FILENO, prefix, sizeof prefix - 1);
-  raw_write_all (STDERR_FILENO, trace_path, string_length (trace_path));
-  raw_write_all (STDERR_FILENO, ": ", 2);
-  raw_write_all (STDERR_FILENO, what, string_length (what));
-  raw_write_all (STDERR_FILENO, ": error ", 8);
-  raw_write_all (STDERR_FILENO, num + n, sizeof num - n);
-  raw_write_all (STDERR_FILENO, "\n", 1);
+  sys_write_all (STDERR_FILENO, prefix, sizeof prefix - 1);
+  sys_write_all (STDERR_FILENO, trace_path, rt_strlen (trace_path));
+  sys_write_all (STDERR_FILENO, ": ", 2);
+  sys_write_all (STDERR_FILENO, what, rt_strlen (what));
+  sys_write_all (STDERR_FILENO, ": error ", 8);
+  sys_write_all (STDERR_FILENO, num, n);
+  sys_write_all (STDERR_FILENO, "\n", 1);
 }
 
 /* A stamp of the dynamic linker's list of objects: it changes when an
@@ -351,7 +295,7 @@ write_object (const struct link_map *l, bool first)
       }
   if (high == 0 || high > UINT32_MAX)
     return;
-  path_len = string_length (path);
+  path_len = rt_strlen (path);
   if (path_len > PCTRACE_MAX_PATH_LEN)
     return;
   if (text_format)
@@ -444,7 +388,7 @@ open_trace (bool in_signal)
       const uint16_t one = 1;
       for (size_t i = 0; i < sizeof head; i++)
 	head[i] = 0;
-      copy_bytes (head + PCTRACE_H_MAGIC, PCTRACE_MAGIC, PCTRACE_MAGIC_LEN);
+      rt_memcpy (head + PCTRACE_H_MAGIC, PCTRACE_MAGIC, PCTRACE_MAGIC_LEN);
       store32 (head + PCTRACE_H_VERSION, PCTRACE_VERSION);
       store32 (head + PCTRACE_H_HEADER_SIZE, PCTRACE_HEADER_SIZE);
       store32 (head + PCTRACE_H_FLAGS,
@@ -483,7 +427,7 @@ pcrt_trace_write_buffer (struct trace_buffer *b, bool in_signal)
       store32 (b->record + PCTRACE_E_N_LOST,
 	       __atomic_load_n (&b->n_lost, __ATOMIC_RELAXED));
       if (!text_format)
-	raw_write_all (trace_fd, b->record,
+	sys_write_all (trace_fd, b->record,
 		       PCTRACE_E_SIZE + b->n_events * PCTRACE_EVENT_SIZE);
       else
 	{
@@ -545,37 +489,12 @@ pcrt_trace_atfork_prepare (void)
   unlock_file ();
 }
 
-/* The child of a fork: the buffered events are the parent's, which
-   writes them itself.  A child whose trace name has its own pid opens
-   its own file; otherwise it appends to the parent's, and its records
-   carry its pid.  */
-
-void
-pcrt_trace_atfork_child (void)
-{
-  trace_pid = pcrt_raw_getpid ();
-  file_lock = 0;
-  for (struct trace_buffer *b = pcrt_trace_buffers; b != NULL; b = b->next)
-    {
-      b->n_events = 0;
-      b->n_lost = 0;
-      b->busy = 0;
-    }
-  if (pcrt_my_trace_buffer != NULL)
-    pcrt_my_trace_buffer->tid = pcrt_raw_gettid ();
-  if (name_has_pid ())
-    {
-      if (trace_fd >= 0)
-	RAW_SYSCALL4 (__NR_close, trace_fd, 0, 0, 0);
-      trace_fd = -1;
-      trace_failed = false;
-    }
-}
-
-/* The same, found at a write in a child made without pthread_atfork's
-   help (the syscall hook wrote the parent's buffers before the fork:
-   the events in the child's are its own).  Called with FILE_LOCK
-   held.  */
+/* A child of a fork, found at a write in a child made without
+   pthread_atfork's help (the syscall hook wrote the parent's buffers
+   before the fork: the events in the child's are its own), or by
+   pcrt_trace_atfork_child: its pid and thread id, and, when its trace
+   name has its own pid, its own file to open.  Called with FILE_LOCK
+   held, or in a child that no other thread shares.  */
 
 static void
 trace_child (void)
@@ -590,4 +509,22 @@ trace_child (void)
       trace_fd = -1;
       trace_failed = false;
     }
+}
+
+/* The child of a fork: the buffered events are the parent's, which
+   writes them itself.  A child whose trace name has its own pid opens
+   its own file; otherwise it appends to the parent's, and its records
+   carry its pid.  */
+
+void
+pcrt_trace_atfork_child (void)
+{
+  file_lock = 0;
+  for (struct trace_buffer *b = pcrt_trace_buffers; b != NULL; b = b->next)
+    {
+      b->n_events = 0;
+      b->n_lost = 0;
+      b->busy = 0;
+    }
+  trace_child ();
 }
