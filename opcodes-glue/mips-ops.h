@@ -21,14 +21,18 @@
 #define OP_JAL		0x03
 #define OP_BEQ		0x04
 #define OP_BNE		0x05
+#define OP_BLEZ		0x06
 #define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
 #define OP_SLTIU	0x0b
 #define OP_ANDI		0x0c
 #define OP_ORI		0x0d
 #define OP_LUI		0x0f
+#define OP_COP1		0x11
 #define OP_BEQL		0x14
 #define OP_BNEL		0x15
+#define OP_BLEZL	0x16
+#define OP_BGTZL	0x17
 #define OP_LW		0x23
 #define OP_LBU		0x24
 #define OP_LHU		0x25
@@ -41,7 +45,16 @@
 #define OP_SC		0x38
 
 /* The rt field of OP_REGIMM.  */
+#define REGIMM_BLTZ	0x00
+#define REGIMM_BGEZ	0x01
+#define REGIMM_BLTZL	0x02
+#define REGIMM_BGEZL	0x03
+#define REGIMM_BLTZAL	0x10
 #define REGIMM_BGEZAL	0x11
+#define REGIMM_BGEZALL	0x13
+
+/* The rs field of OP_COP1 for its branches, bc1f and bc1t.  */
+#define COP1_BC		0x08
 
 /* The function field of OP_SPECIAL, bits 5..0.  */
 #define FUNCT_SLL	0x00
@@ -61,6 +74,17 @@
 #define FUNCT_SLTU	0x2b
 #define FUNCT_TGE	0x30	/* tge ... tne: conditional traps.  */
 #define FUNCT_TNE	0x36
+
+/* Whole words that profcopy matches or writes: the gp set-ups of
+   o32 prologues (lui gp,IMM and addiu gp,gp,IMM under LUI_GP_MASK;
+   addu gp,gp,t9 and addu gp,gp,ra), and the break that poisons a word
+   of the original code.  */
+#define LUI_GP_MASK	0xffff0000u
+#define LUI_GP		0x3c1c0000u
+#define ADDIU_GP_GP	0x279c0000u
+#define ADDU_GP_GP_T9	0x0399e021u
+#define ADDU_GP_GP_RA	0x039fe021u
+#define BREAK_INSN	0x0000000du
 
 /* Encode the I-type instruction OP with RS, RT and the low 16 bits of
    IMM.  */

@@ -19,7 +19,6 @@
 #include "rewrite.h"
 
 #define DT_MIPS_RLD_MAP_REL_TAG 0x70000035
-#define BREAK_INSN 0x0000000du
 
 /* The new segment as it is built.  */
 struct seg_builder

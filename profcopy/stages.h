@@ -40,9 +40,6 @@
 #define TABLE_JR_PROVEN	1
 #define TABLE_JR_GPREL	2
 
-#define ADDU_GP_GP_T9	0x0399e021u
-#define ADDU_GP_GP_RA	0x039fe021u
-
 /* How far (bytes of original code) a branch whose edges get counters
    may go: the jump back from the taken edge's increment must reach its
    target in the new text.  */

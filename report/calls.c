@@ -173,8 +173,8 @@ call_word (uint32_t word)
 {
   unsigned op = word >> 26, rt = (word >> 16) & 0x1f;
 
-  return op == 3 || (op == 0 && (word & 0x3f) == 9)
-	 || (op == 1 && rt >= 0x10 && rt <= 0x13);
+  return op == OP_JAL || (op == OP_SPECIAL && (word & 0x3f) == FUNCT_JALR)
+	 || (op == OP_REGIMM && rt >= REGIMM_BLTZAL && rt <= REGIMM_BGEZALL);
 }
 
 /* The call at the end of block BLK of CR's object (its next-to-last

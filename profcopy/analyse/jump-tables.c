@@ -201,12 +201,12 @@ bound_step (const struct finder *f, const struct insn *insn,
   unsigned reg = p->reg;
 
   if (insn->kind == INSN_BRANCH && p->edge != EDGE_NONE
-      && (insn->op == 0x04 || insn->op == 0x05
-	  || insn->op == 0x14 || insn->op == 0x15)	/* beq, bne(l) */
+      && (insn->op == OP_BEQ || insn->op == OP_BNE
+	  || insn->op == OP_BEQL || insn->op == OP_BNEL)
       && insn->rt == REG_ZERO && insn->rs != REG_ZERO)
     {
       /* beqz c leaves the range when taken, bnez c enters it.  */
-      bool bnez = insn->op == 0x05 || insn->op == 0x15;
+      bool bnez = insn->op == OP_BNE || insn->op == OP_BNEL;
       uint32_t n = range_check (f, insn->addr, insn->rs, reg);
       if (n != 0 && (p->edge == EDGE_TAKEN) == bnez)
 	return p->scaled ? (n + 3) / 4 : n;

@@ -79,13 +79,6 @@ reloc_table_add_unsure (struct reloc_table *table, uint32_t addr)
   return true;
 }
 
-/* Encodings of the gp-setting instructions.  */
-#define LUI_GP_MASK	0xffff0000u
-#define LUI_GP		0x3c1c0000u	/* lui gp,IMM */
-#define ADDIU_GP_GP	0x279c0000u	/* addiu gp,gp,IMM */
-#define ADDU_GP_GP_T9	0x0399e021u	/* addu gp,gp,t9 */
-#define ADDU_GP_GP_RA	0x039fe021u	/* addu gp,gp,ra */
-
 /* The addu that ends LLVM's gp prologue of the pair `lui R,hi; addiu
    R,R,lo' at I in SEC: `addu X,R,t9' (or t9,R) in the straight-line
    code after the pair, a branch's delay slot the last place looked

@@ -179,7 +179,8 @@ put_long (struct cursor *c, const struct insn *insn, long w, char **errmsg)
   switch (kind)
     {
     case LONG_T9:
-      put (c, insn->kind == INSN_CALL ? 0x0320f809u : 0x03200008u);
+      put (c, insn->kind == INSN_CALL ? enc_jalr (REG_RA, REG_T9)
+	      : enc_jr (REG_T9));
       return true;
     case LONG_CALL_GP:
     case LONG_CALL_PC:

@@ -51,23 +51,23 @@ invert_branch (uint32_t word)
 
   switch (op)
     {
-    case 0x04: case 0x14: return (0x05u << 26) | base;	/* beq(l) -> bne */
-    case 0x05: case 0x15: return (0x04u << 26) | base;	/* bne(l) -> beq */
-    case 0x06: case 0x16: return (0x07u << 26) | base;	/* blez(l) -> bgtz */
-    case 0x07: case 0x17: return (0x06u << 26) | base;	/* bgtz(l) -> blez */
+    case OP_BEQ: case OP_BEQL: return (uint32_t) OP_BNE << 26 | base;
+    case OP_BNE: case OP_BNEL: return (uint32_t) OP_BEQ << 26 | base;
+    case OP_BLEZ: case OP_BLEZL: return (uint32_t) OP_BGTZ << 26 | base;
+    case OP_BGTZ: case OP_BGTZL: return (uint32_t) OP_BLEZ << 26 | base;
     case OP_REGIMM:
       switch ((word >> 16) & 0x1f)
 	{
-	case 0x00: case 0x02:	/* bltz(l) -> bgez */
-	  return (word & 0xffe00000) | (0x01u << 16);
-	case 0x01: case 0x03:	/* bgez(l) -> bltz */
-	  return word & 0xffe00000;
+	case REGIMM_BLTZ: case REGIMM_BLTZL:
+	  return (word & 0xffe00000) | (uint32_t) REGIMM_BGEZ << 16;
+	case REGIMM_BGEZ: case REGIMM_BGEZL:
+	  return (word & 0xffe00000) | (uint32_t) REGIMM_BLTZ << 16;
 	default:
 	  return 0;
 	}
-    case 0x11:
+    case OP_COP1:
       /* bc1f/bc1t(l): flip tf, clear nd.  */
-      if (((word >> 21) & 0x1f) == 0x08)
+      if (((word >> 21) & 0x1f) == COP1_BC)
 	return (word & 0xfffc0000) ^ 0x00010000;
       return 0;
     default:

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "mips-ops.h"
 #include "union-find.h"
 
 #define NONE UINT32_MAX
@@ -262,7 +263,7 @@ add_block_edges (const struct analysis *a, size_t i, uint32_t into,
       const struct insn *insn = code_insn_at (&a->code, at);
       if (insn == NULL || insn->kind == INSN_INVALID
 	  || (insn->flags & INSN_F_TRAP)
-	  || (insn->op == 0 && (insn->word & 0x3f) == 0x0c))
+	  || (insn->op == OP_SPECIAL && (insn->word & 0x3f) == FUNCT_SYSCALL))
 	outside_out = true;
     }
   if (ctl != NULL && slot == NULL)
