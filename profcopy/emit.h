@@ -432,12 +432,14 @@ bool emit_window_fit (struct emitter *e, char **errmsg);
 #define PROBE_ENTRY	1
 #define PROBE_EXIT	2
 
-/* Lay out the new text at TEXT_ADDR: fill map and insn_new and set
+/* Lay out the new text at TEXT_ADDR (walk_text on a counting cursor,
+   again while long branches are added): fill struct layout and set
    text_size.  */
 bool emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg);
 
-/* Write the new text (e->text_size bytes) to OUT in the object's byte
-   order.  The new GOT and the counters must have their addresses.  */
+/* Write the new text (e->layout.text_size bytes) to OUT in the
+   object's byte order, by the walk that laid it out (walk_text).  The
+   new GOT and the counters must have their addresses.  */
 bool emit_text (struct emitter *e, unsigned char *out, char **errmsg);
 
 /* The new address for the original code address OLD (a block start or

@@ -151,6 +151,10 @@ struct cursor
   bool failed;			/* Out of memory or reach.  */
   bool sizing;			/* Write nothing, only count the words
 				   (cursor_sizing).  */
+  /* Where the last increment put the instruction of FILL, and its
+     branch out to SKIP_TO or the branch-likely out of its skip form
+     (put_llsc): the layout's addresses of those instructions.  */
+  uint32_t fill_pc, out_pc;
 };
 
 /* Make C a cursor for E that writes nothing: the put_ functions run on
@@ -169,6 +173,18 @@ cursor_sizing (struct cursor *c, const struct emitter *e)
 
 #define CURSOR_WORDS(c)	((c)->pc / 4)
 
+/* The new address of the original code address OLD, for put_snippet's
+   SKIP_TO: while laying out, a block not laid out yet is at 0, which
+   would mean no skip; any address gives the same words.  */
+
+static inline uint32_t
+skip_target (const struct cursor *c, uint32_t old)
+{
+  uint32_t to = emit_map (c->e, old);
+
+  return to == 0 && c->sizing ? c->pc : to;
+}
+
 /* Whether a branch's offset OFF (in words) fits its 16 bits: always on
    a sizing cursor, where the addresses are not all known yet.  */
 
@@ -181,23 +197,24 @@ cursor_reaches (const struct cursor *c, int64_t off)
 static inline void
 put (struct cursor *c, uint32_t word)
 {
-  unsigned char *p = c->out + (c->pc - c->text_addr);
+  if (!c->sizing)
+    {
+      unsigned char *p = c->out + (c->pc - c->text_addr);
 
-  if (c->sizing)
-    ;
-  else if (c->big_endian)
-    {
-      p[0] = word >> 24;
-      p[1] = word >> 16;
-      p[2] = word >> 8;
-      p[3] = word;
-    }
-  else
-    {
-      p[0] = word;
-      p[1] = word >> 8;
-      p[2] = word >> 16;
-      p[3] = word >> 24;
+      if (c->big_endian)
+	{
+	  p[0] = word >> 24;
+	  p[1] = word >> 16;
+	  p[2] = word >> 8;
+	  p[3] = word;
+	}
+      else
+	{
+	  p[0] = word;
+	  p[1] = word >> 8;
+	  p[2] = word >> 16;
+	  p[3] = word >> 24;
+	}
     }
   c->pc += 4;
 }
@@ -398,10 +415,6 @@ void put_island (struct cursor *c, bool over);
 
 uint32_t snippet_words (const struct emitter *e, const struct snippet *sn);
 
-uint32_t leaving_words (const struct emitter *e, const struct snippet *sn);
-
-uint32_t loop_exit_words (const struct emitter *e, const struct count_plan *p);
-
 void put_snippet (struct cursor *c, size_t index, size_t block,
 		  const struct snippet *p, const struct insn *hoist,
 		  uint32_t skip_to);
@@ -419,11 +432,19 @@ bool has_base (const struct insn *insn);
 
 bool put_insn_body (struct cursor *c, const struct insn *insn, char **errmsg);
 
-uint32_t pad_words (const struct emitter *e);
+void put_pad (struct cursor *c);
+
+bool put_copy (struct cursor *c, const struct insn *insn, char **errmsg);
+
+void put_gotref (struct cursor *c, const struct insn *insn, long w);
 
 uint32_t insn_words (const struct emitter *e, const struct insn *insn);
 
 uint32_t gotref_words (const struct emitter *e, long w);
+
+/* emit/walk.c.  */
+
+bool walk_text (struct emitter *e, struct cursor *c, char **errmsg);
 
 /* emit/hooks.c.  */
 
@@ -436,15 +457,6 @@ void put_xlate (struct cursor *c, const struct insn *insn,
 
 void put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
 		     bool new_stub);
-
-uint32_t xlate_words (const struct emitter *e, const struct insn *insn,
-		      const struct snippet *sn);
-
-uint32_t syscall_hook_words (const struct emitter *e);
-
-uint32_t jump_note_words (const struct emitter *e);
-
-uint32_t probe_site_words (const struct emitter *e, long w, bool new_stub);
 
 /* emit/branches.c.  */
 
@@ -465,7 +477,8 @@ bool reach_error (char **errmsg, const struct insn *ctl, const char *what,
 		  const char *where);
 
 bool put_edge_counts (struct cursor *c, size_t index, const struct block *b,
-		      const struct count_plan *p, char **errmsg);
+		      const struct count_plan *p, struct emitter *lay,
+		      char **errmsg);
 
 const struct insn *slot_fill (const struct emitter *e, uint32_t target,
 			      bool pad_ok);
@@ -475,6 +488,7 @@ const struct insn *single_leave_fill (const struct emitter *e,
 				      const struct snippet *sn);
 
 bool put_branch_edge_counts (struct cursor *c, const struct block *b,
-			     const struct count_plan *p, char **errmsg);
+			     const struct count_plan *p, struct emitter *lay,
+			     char **errmsg);
 
 #endif 

@@ -267,11 +267,13 @@ put_jump_back (struct cursor *c, const struct insn *ctl, uint32_t to,
 
 /* Write the counts of block INDEX (B), planned in P to go on its
    outgoing edges: after its fall-through, then the stub its branch
-   goes to, which counts and jumps on to the branch's real target.  */
+   goes to, which counts and jumps on to the branch's real target.
+   Laying out LAY (else NULL), note where the stub is.  */
 
 bool
 put_edge_counts (struct cursor *c, size_t index, const struct block *b,
-		 const struct count_plan *p, char **errmsg)
+		 const struct count_plan *p, struct emitter *lay,
+		 char **errmsg)
 {
   const struct emitter *e = c->e;
   const struct insn *slot;
@@ -280,15 +282,20 @@ put_edge_counts (struct cursor *c, size_t index, const struct block *b,
   if (p->has_fall)
     {
       /* b to the next block, over the stub and the carry island that
-	 layout_pass may put after it.  */
+	 the walk may put after it.  */
       int64_t off;
       put_snippet (c, index, index, &p->s, NULL, 0);
       off = ((int64_t) emit_map (e, b->end) - (int64_t) (c->pc + 4)) / 4;
-      if (off < 0 || off > 32767)
+      if (!c->sizing && (off < 0 || off > 32767))
 	return reach_error (errmsg, ctl, "the counting stub of an ll/sc block",
 			    "the next block");
       put (c, itype (OP_BEQ, 0, 0, (uint32_t) off));
       put (c, 0);
+    }
+  if (lay != NULL)
+    {
+      lay->plan.blocks[index].stub = c->pc;
+      lay->layout.retarget[emit_word_index (e, ctl->addr)] = c->pc;
     }
   put_snippet (c, index, index, &p->taken, NULL, 0);
   return put_jump_back (c, ctl, emit_map (e, ctl->target), NULL,
@@ -352,11 +359,13 @@ single_leave_fill (const struct emitter *e, const struct insn *ctl,
 
 /* Write the counters of the branch edges of block B planned in P: the
    taken edge's increment and the jump to the target (the inverted branch
-   skips them), then the fall-through edge's increment.  */
+   skips them), then the fall-through edge's increment.  Laying out LAY
+   (else NULL), note where the inverted branch goes.  */
 
 bool
 put_branch_edge_counts (struct cursor *c, const struct block *b,
-			const struct count_plan *p, char **errmsg)
+			const struct count_plan *p, struct emitter *lay,
+			char **errmsg)
 {
   const struct emitter *e = c->e;
   const struct insn *slot;
@@ -373,7 +382,7 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	     nothing in its slot: as many words as the increment and a
 	     jump back, one instruction fewer run.  */
 	  put_snippet (c, p->taken_counter, block, &p->taken_s, NULL,
-		       emit_map (e, ctl->target));
+		       skip_target (c, ctl->target));
 	  if (c->failed)
 	    return reach_error (errmsg, ctl, "the counter of a branch edge",
 				"its target");
@@ -415,7 +424,9 @@ put_branch_edge_counts (struct cursor *c, const struct block *b,
 	    return reach_error (errmsg, ctl, "the counter of a branch edge",
 				"its target");
 	}
-      if (c->pc != e->layout.retarget[emit_word_index (e, ctl->addr)])
+      if (lay != NULL)
+	lay->layout.retarget[emit_word_index (e, ctl->addr)] = c->pc;
+      else if (c->pc != e->layout.retarget[emit_word_index (e, ctl->addr)])
 	{
 	  *errmsg = strdup ("internal error: layout and emission disagree "
 			    "on a branch edge");

@@ -2,7 +2,7 @@
    addresses while the copy runs: the syscall hook's call, the note of
    an indirect jump (--poison-original), the probe stubs and sites of
    --calls, and the translation of an indirect jump's target through
-   the map, with its gp guard; and their sizes.
+   the map, with its gp guard.
 
    Copyright (C) 2026 The profcopy authors.
    This file is part of profcopy, distributed under the GNU General
@@ -310,58 +310,4 @@ put_probe_site (struct cursor *c, long w, unsigned kind, uint32_t func,
   put (c, (func - word_addr) | (kind == PROBE_EXIT ? 1 : 0));
   put (c, itype (OP_LW, REG_SP, REG_RA, 4));
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
-}
-
-/* The sizes of what the functions above write, from the functions
-   themselves (cursor_sizing).  */
-
-/* Words of the translation planned in SN for the indirect jump INSN
-   (put_xlate).  */
-
-uint32_t
-xlate_words (const struct emitter *e, const struct insn *insn,
-	     const struct snippet *sn)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_xlate (&c, insn, sn);
-  return CURSOR_WORDS (&c);
-}
-
-/* Words of put_syscall_hook.  */
-
-uint32_t
-syscall_hook_words (const struct emitter *e)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_syscall_hook (&c);
-  return CURSOR_WORDS (&c);
-}
-
-/* Words of put_jump_note.  */
-
-uint32_t
-jump_note_words (const struct emitter *e)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_jump_note (&c, 0);
-  return CURSOR_WORDS (&c);
-}
-
-/* Words of the probe site at word W (put_probe_site), with the copy
-   of the stub before it when NEW_STUB.  */
-
-uint32_t
-probe_site_words (const struct emitter *e, long w, bool new_stub)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_probe_site (&c, w, PROBE_ENTRY, 0, new_stub);
-  return CURSOR_WORDS (&c);
 }

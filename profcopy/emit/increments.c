@@ -131,6 +131,7 @@ put_llsc_retry (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
 	skip_to = c->pc + 16;
       if (!branch_offset (c, c->pc, skip_to, &off))
 	return;
+      c->out_pc = c->pc;
       put (c, itype (OP_BNEL, r2, 0, off));		/* out */
     }
   if (fill == NULL)
@@ -138,6 +139,7 @@ put_llsc_retry (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
   else
     {
       char *msg = NULL;
+      c->fill_pc = c->pc;
       if (!put_insn_body (c, fill, &msg))
 	c->failed = true;
       free (msg);
@@ -172,6 +174,7 @@ put_folded (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
 	{
 	  if (!branch_offset (c, c->pc, skip_to, &off))
 	    return;
+	  c->out_pc = c->pc;
 	  put (c, itype (OP_BEQ, 0, 0, off));		/* out */
 	}
       put (c, itype (OP_SW, r1, r2, (uint32_t) lo));
@@ -240,6 +243,7 @@ put_llsc (struct cursor *c, unsigned r1, unsigned r2, int32_t lo,
 	return;
       put (c, itype (OP_LW, r1, r2, (uint32_t) lo));
       put (c, itype (OP_ADDIU, r2, r2, 1));
+      c->out_pc = c->pc;
       put (c, itype (OP_BNE, r2, 0, off));		/* out */
       put (c, itype (OP_SW, r1, r2, (uint32_t) lo));
       put (c, itype (OP_BEQ, 0, 0, 0));			/* to carry, later */
@@ -299,7 +303,9 @@ put_island (struct cursor *c, bool over)
     }
   for (size_t i = 0; i < c->isl.n; i++)
     {
-      const struct carry *k = &c->carries[i];
+      /* Sizing, no carry is recorded: any gives the words.  */
+      static const struct carry any;
+      const struct carry *k = c->sizing ? &any : &c->carries[i];
       uint32_t r1 = k->r1, r2 = k->r2;
       int32_t hi_lo;
 
@@ -537,46 +543,14 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
     put (c, itype (OP_ADDIU, REG_SP, REG_SP, 8));
 }
 
-/* Words put_snippet writes for SN, in the form that leaves for a
-   target when LEAVING.  */
-
-static uint32_t
-sized_snippet (const struct emitter *e, const struct snippet *sn,
-	       bool leaving)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_snippet (&c, 0, 0, sn, NULL, leaving ? 4 : 0);
-  return CURSOR_WORDS (&c);
-}
-
 /* Words of the increment planned in SN (put_snippet).  */
 
 uint32_t
 snippet_words (const struct emitter *e, const struct snippet *sn)
 {
-  return sized_snippet (e, sn, false);
-}
-
-/* Words of a single-thread increment planned in SN that leaves by its
-   own branch (put_llsc's SKIP_TO) after one instruction of the
-   program's, that instruction first.  */
-
-uint32_t
-leaving_words (const struct emitter *e, const struct snippet *sn)
-{
-  return 1 + sized_snippet (e, sn, true);
-}
-
-/* Words of the way out of the loop planned in P (put_loop_exit).  */
-
-uint32_t
-loop_exit_words (const struct emitter *e, const struct count_plan *p)
-{
   struct cursor c;
 
   cursor_sizing (&c, e);
-  put_loop_exit (&c, 0, p);
+  put_snippet (&c, 0, 0, sn, NULL, 0);
   return CURSOR_WORDS (&c);
 }

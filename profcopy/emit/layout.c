@@ -77,25 +77,6 @@ invert_branch (uint32_t word)
 
 /* One layout pass: fill map and insn_new and set text_size.  */
 
-/* Lay out the probe site at word W at *PC, deciding on its stub;
-   *LAST_STUB is the last stub laid out (0: none yet).  REUSE: a site
-   already placed at this word chose the stub.  */
-
-static void
-layout_probe_site (struct emitter *e, long w, uint32_t *pc,
-		   uint32_t *last_stub, bool reuse)
-{
-  if (!reuse)
-    {
-      e->layout.probe_new_stub[w] = *last_stub == 0
-			     || *pc - *last_stub > PROBE_STUB_REACH;
-      if (e->layout.probe_new_stub[w])
-	*last_stub = *pc + 8;
-      e->layout.probe_stub[w] = *last_stub;
-    }
-  *pc += 4 * probe_site_words (e, w, !reuse && e->layout.probe_new_stub[w]);
-}
-
 /* Send the branches of a function to its own entry past the entry
    probe: a loop back to the entry is not a call.  */
 
@@ -163,167 +144,12 @@ island_due (const struct emitter *e, const struct block *b,
 static void
 layout_pass (struct emitter *e)
 {
-  const struct analysis *a = e->a;
-  uint32_t pc = e->layout.text_addr;
-  uint32_t last_stub = 0;
-  struct island isl = { 0, 0, e->folded };
+  struct cursor c;
+  char *msg = NULL;
 
-  for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    {
-      const struct block *b = &a->cfg.blocks[i];
-      struct count_plan *p = &e->plan.blocks[i];
-      long ws = emit_word_index (e, b->start);
-      bool over;
-
-      if (e->layout.needs_pad[ws])
-	{
-	  e->layout.pad[ws] = pc + 8;
-	  pc += 4 * pad_words (e);
-	}
-      e->layout.map[ws] = pc;
-      if (e->plan.probe[ws] & PROBE_ENTRY)
-	{
-	  layout_probe_site (e, ws, &pc, &last_stub, false);
-	  e->layout.past_probe[ws] = pc;
-	}
-      if (p->iv)
-	pc += 4 * (p->iv_stack ? 2 : 1);
-      for (uint32_t at = b->start; at < b->end; at += 4)
-	{
-	  long w = emit_word_index (e, at);
-	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump
-	      && e->single)
-	    {
-	      /* The branch's slot instruction, the increment, its test
-		 (in place of the branch) and 4 words of way out; folded,
-		 the increment and a branch with the store in its slot.  */
-	      e->layout.insn_new[w + 1] = pc;
-	      if (at != b->start)
-		e->layout.map[w] = pc;
-	      e->layout.map[w + 1] = pc;
-	      pc += 4 * leaving_words (e, &p->s);
-	      island_add (&isl, pc);
-	      e->layout.insn_new[w] = pc - 4 * (e->folded ? 2 : 6);
-	      break;
-	    }
-	  if (at == p->at && !p->edge && !p->derived && !p->iv)
-	    {
-	      pc += 4 * snippet_words (e, &p->s);
-	      island_add (&isl, pc);
-	      if (p->s.hoist)
-		{
-		  /* The instruction is the snippet's last word.  */
-		  e->layout.insn_new[w] = pc - 4;
-		  if (at != b->start)
-		    e->layout.map[w] = pc - 4;
-		  continue;
-		}
-	      if (p->s.jump)
-		{
-		  /* The branch is the branch-likely, the fourth word from
-		     the end, and its delay slot instruction the next, the
-		     last of the block.  */
-		  e->layout.insn_new[w] = pc - 16;
-		  e->layout.insn_new[w + 1] = pc - 12;
-		  if (at != b->start)
-		    e->layout.map[w] = pc - 4 * snippet_words (e, &p->s);
-		  e->layout.map[w + 1] = pc - 12;
-		  break;
-		}
-	      if (p->s.skip)
-		{
-		  /* The instruction is the slot of the branch-likely, the
-		     third word from the end; code that came here would
-		     run the increment with it.  */
-		  e->layout.insn_new[w] = pc - 12;
-		  if (at != b->start)
-		    e->layout.map[w] = pc - 4 * snippet_words (e, &p->s);
-		  continue;
-		}
-	    }
-	  if (e->plan.probe[w] & PROBE_EXIT)
-	    layout_probe_site (e, w, &pc, &last_stub,
-			       (e->plan.probe[w] & PROBE_ENTRY) != 0);
-	  if (e->plan.xlate[w].kind != 0xff)
-	    pc += 4 * xlate_words (e, code_insn_at (&a->code, at),
-				&e->plan.xlate[w]);
-	  if (e->plan.hooks[w] & HOOK_SYSCALL)
-	    pc += 4 * syscall_hook_words (e);
-	  if (e->plan.hooks[w] & HOOK_JUMP_NOTE)
-	    pc += 4 * jump_note_words (e);
-	  if (at != b->start)
-	    e->layout.map[w] = pc;
-	  pc += 4 * gotref_before_words (e, w);
-	  e->layout.insn_new[w] = pc;
-	  pc += 4 * insn_words (e, code_insn_at (&a->code, at));
-	}
-      if (p->edge)
-	{
-	  const struct insn *slot;
-	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  if (p->has_fall)
-	    {
-	      pc += 4 * snippet_words (e, &p->s);
-	      island_add (&isl, pc);
-	      pc += 4 * 2;
-	    }
-	  p->stub = pc;
-	  e->layout.retarget[emit_word_index (e, ctl->addr)] = pc;
-	  pc += 4 * snippet_words (e, &p->taken);
-	  island_add (&isl, pc);
-	  pc += 4 * 2;
-	}
-      else if (p->iv)
-	{
-	  /* The branch back goes past the copy.  */
-	  const struct insn *slot;
-	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  e->layout.retarget[emit_word_index (e, ctl->addr)]
-	    = e->layout.insn_new[ws];
-	  pc += 4 * loop_exit_words (e, p);
-	}
-      else if (p->at == b->end && !p->derived)
-	{
-	  pc += 4 * snippet_words (e, &p->s);
-	  island_add (&isl, pc);
-	}
-      if (p->count_taken)
-	{
-	  const struct insn *slot;
-	  const struct insn *ctl = cfg_block_control (&a->code, b, &slot);
-	  if (single_leave_fill (e, ctl, &p->taken_s) != NULL)
-	    {
-	      /* The fill, the increment and its way out.  */
-	      pc += 4 * leaving_words (e, &p->taken_s);
-	      island_add (&isl, pc);
-	    }
-	  else if (!e->single && p->taken_s.n_spill == 0)
-	    {
-	      /* The increment leaves by a branch-likely and its slot, which
-		 put_snippet writes before it notes the increment.  */
-	      pc += 4 * snippet_words (e, &p->taken_s) + 4 * 2;
-	      island_add (&isl, pc);
-	    }
-	  else
-	    {
-	      pc += 4 * snippet_words (e, &p->taken_s);
-	      island_add (&isl, pc);
-	      pc += 4 * 2;
-	    }
-	  e->layout.retarget[emit_word_index (e, ctl->addr)] = pc;
-	}
-      if (p->count_fall)
-	{
-	  pc += 4 * snippet_words (e, &p->fall_s);
-	  island_add (&isl, pc);
-	}
-      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, pc, &isl, &over))
-	{
-	  pc += 4 * ((over ? 2 : 0) + CARRY_WORDS * (uint32_t) isl.n);
-	  isl.n = 0;
-	}
-    }
-  e->layout.text_size = pc - e->layout.text_addr;
+  cursor_sizing (&c, e);
+  walk_text (e, &c, &msg);
+  free (msg);
   if (e->plan.calls)
     retarget_entry_branches (e);
 }

@@ -120,7 +120,7 @@ absolute_gp_half (const struct emitter *e, const struct insn *insn, bool *hi)
 /* Write the sequence that the got-ref addiu INSN, word W, becomes
    (enum gotref_form).  */
 
-static void
+void
 put_gotref (struct cursor *c, const struct insn *insn, long w)
 {
   const struct emitter *e = c->e;
@@ -344,7 +344,7 @@ put_prologue_part (struct cursor *c, const struct insn *insn)
 /* Write the copy of INSN in the new text: a gp prologue's part, or the
    instruction (put_insn).  */
 
-static bool
+bool
 put_copy (struct cursor *c, const struct insn *insn, char **errmsg)
 {
   return put_prologue_part (c, insn) || put_insn (c, insn, errmsg);
@@ -388,7 +388,7 @@ is_llvm_gp_addu (const struct reloc_table *t, const struct insn *insn)
    then at and ra back and sp up; the pad's address is that of its
    third word.  */
 
-static void
+void
 put_pad (struct cursor *c)
 {
   put (c, itype (OP_BEQ, 0, 0, 4));	/* b over the pad */
@@ -401,123 +401,14 @@ put_pad (struct cursor *c)
 bool
 emit_text (struct emitter *e, unsigned char *out, char **errmsg)
 {
-  const struct analysis *a = e->a;
-  struct cursor c = { e, out, e->layout.text_addr, e->layout.text_addr,
-		      e->a->obj.big_endian, { 0, 0, e->folded }, NULL, 0, 0,
-		      false, false };
-  bool ok = false;
+  struct cursor c;
+  bool ok;
 
-  for (size_t i = 0; i < a->cfg.n_blocks; i++)
-    {
-      const struct block *b = &a->cfg.blocks[i];
-      const struct count_plan *p = &e->plan.blocks[i];
-      bool over;
-
-      if (e->layout.needs_pad[emit_word_index (e, b->start)])
-	put_pad (&c);
-      if (c.pc != e->layout.map[emit_word_index (e, b->start)])
-	{
-	  if (asprintf (errmsg, "internal error: layout and emission "
-			"disagree at 0x%08x", b->start) < 0)
-	    *errmsg = NULL;
-	  goto done;
-	}
-      if (e->plan.probe[emit_word_index (e, b->start)] & PROBE_ENTRY)
-	{
-	  long ws = emit_word_index (e, b->start);
-	  put_probe_site (&c, ws, PROBE_ENTRY, b->start,
-			  e->layout.probe_new_stub[ws]);
-	  e->stats.n_probes++;
-	  e->stats.n_probe_stubs += e->layout.probe_new_stub[ws];
-	}
-      if (p->iv && p->iv_stack)
-	{
-	  put (&c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -8));
-	  put (&c, itype (OP_SW, REG_SP, p->iv_reg, 0));
-	}
-      else if (p->iv)
-	put (&c, enc_addu (p->iv_save, p->iv_reg, 0));
-      for (uint32_t at = b->start; at < b->end; at += 4)
-	{
-	  const struct insn *insn = code_insn_at (&a->code, at);
-	  long w = emit_word_index (e, at);
-	  if (at == p->at && !p->edge && !p->derived && !p->iv && p->s.jump)
-	    {
-	      /* Leave by the branch: to its target, with its slot (first,
-		 for a single-thread increment).  */
-	      const struct insn *slot = code_insn_at (&a->code, at + 4);
-	      if (e->single && !put_insn_body (&c, slot, errmsg))
-		goto done;
-	      put_snippet (&c, i, i, &p->s, e->single ? NULL : slot,
-			   emit_map (e, insn->target));
-	      if (c.failed)
-		{
-		  reach_error (errmsg, insn, "an increment", "its target");
-		  goto done;
-		}
-	      break;
-	    }
-	  if (at == p->at && !p->edge && !p->derived && !p->iv)
-	    {
-	      put_snippet (&c, i, i, &p->s,
-			   p->s.hoist || p->s.skip ? insn : NULL, 0);
-	      if (p->s.hoist || p->s.skip)
-		continue;
-	    }
-	  if (e->plan.probe[w] & PROBE_EXIT)
-	    {
-	      bool reuse = (e->plan.probe[w] & PROBE_ENTRY) != 0;
-	      put_probe_site (&c, w, PROBE_EXIT,
-			      a->cfg.funcs[b->func].entry,
-			      !reuse && e->layout.probe_new_stub[w]);
-	      e->stats.n_probes++;
-	      e->stats.n_probe_stubs += !reuse && e->layout.probe_new_stub[w];
-	    }
-	  if (insn != NULL
-	      && e->plan.xlate[emit_word_index (e, at)].kind != 0xff)
-	    put_xlate (&c, insn, &e->plan.xlate[emit_word_index (e, at)]);
-	  if (e->plan.hooks[w] & HOOK_SYSCALL)
-	    put_syscall_hook (&c);
-	  if (e->plan.hooks[w] & HOOK_JUMP_NOTE)
-	    put_jump_note (&c, at);
-	  if (gotref_before_words (e, w) != 0)
-	    put_gotref (&c, code_insn_at (&a->code, at + 4), w + 1);
-	  if (insn == NULL)
-	    {
-	      *errmsg = strdup ("internal error: a block word has no record");
-	      goto done;
-	    }
-	  if (!put_copy (&c, insn, errmsg))
-	    goto done;
-	}
-      if (p->edge && !put_edge_counts (&c, i, b, p, errmsg))
-	goto done;
-      if (p->iv)
-	put_loop_exit (&c, i, p);
-      if (!p->edge && !p->derived && p->at == b->end)
-	put_snippet (&c, i, i, &p->s, NULL, 0);
-      if ((p->count_taken || p->count_fall)
-	  && !put_branch_edge_counts (&c, b, p, errmsg))
-	goto done;
-      if (island_due (e, b, p, i + 1 == a->cfg.n_blocks, c.pc, &c.isl,
-		      &over))
-	put_island (&c, over);
-      if (c.failed)
-	{
-	  if (asprintf (errmsg, "0x%08x: the carry paths of the counters "
-			"cannot be placed within reach", b->start) < 0)
-	    *errmsg = NULL;
-	  goto done;
-	}
-    }
-  if (c.pc != e->layout.text_addr + e->layout.text_size)
-    {
-      *errmsg = strdup ("internal error: layout and emission disagree");
-      goto done;
-    }
-  ok = true;
-
- done:
+  memset (&c, 0, sizeof c);
+  c.e = e;
+  c.out = out;
+  c.big_endian = e->a->obj.big_endian;
+  ok = walk_text (e, &c, errmsg);
   free (c.carries);
   return ok;
 }
@@ -574,17 +465,5 @@ gotref_words (const struct emitter *e, long w)
 
   cursor_sizing (&c, e);
   put_gotref (&c, code_insn_of_word (&e->a->code, (size_t) w), w);
-  return CURSOR_WORDS (&c);
-}
-
-/* Words of the restore pad before a block (put_pad).  */
-
-uint32_t
-pad_words (const struct emitter *e)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_pad (&c);
   return CURSOR_WORDS (&c);
 }

@@ -46,7 +46,7 @@ LIB_SOURCES = \
 	profcopy/plan/placement.c profcopy/plan/window.c \
 	profcopy/plan/got.c profcopy/plan/translate.c profcopy/plan/plan.c \
 	profcopy/plan/marks.c \
-	profcopy/emit/layout.c \
+	profcopy/emit/layout.c profcopy/emit/walk.c \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/hooks.c profcopy/emit/branches.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
