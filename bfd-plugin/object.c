@@ -437,7 +437,8 @@ check_abiflags (struct mips_object *obj, char **errmsg)
   return true;
 }
 
-/* Find PT_INTERP and PT_DYNAMIC; refuse a static executable.  */
+/* Find PT_INTERP and PT_DYNAMIC; refuse a static executable, and an
+   object with two dynamic sections.  */
 
 static bool
 check_dynamic_linking (struct mips_object *obj, char **errmsg)
@@ -448,6 +449,10 @@ check_dynamic_linking (struct mips_object *obj, char **errmsg)
   for (i = 0; i < obj->n_segments; i++)
     {
       const struct object_segment *s = &obj->segments[i];
+      if (s->type == PT_DYNAMIC && has_dynamic)
+	/* The dynamic linker would take one and the copy rewrite
+	   another.  */
+	return object_error (errmsg, "more than one PT_DYNAMIC segment");
       if (s->type == PT_DYNAMIC)
 	has_dynamic = true;
       else if (s->type == PT_INTERP)
