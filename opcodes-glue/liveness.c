@@ -6,65 +6,9 @@
 
    The result chooses scratch registers for instrumentation, so it must
    never call a register dead when it could be read: every doubt makes
-   a register live.  The registers are the GPRs (without $zero), HI and
-   LO.  live_in and live_out of every block come from a backward
-   dataflow to a fixpoint, separately within each function, by these
-   rules:
-
-   - An instruction makes live what it may read and dead what it
-     certainly writes (see fields.c).  The delay slot runs after its
-     branch and before the target.  The slot of a branch-likely runs
-     only when the branch is taken, so its writes kill nothing.
-
-   - Everything is live after a return (jr ra).  The o32 ABI would let
-     the temporaries die there, but GCC's interprocedural register
-     allocation (-fipa-ra, on at -O2) lets a caller keep values in t0-t9
-     and the other temporaries across a call to a function of its own
-     object that it knows leaves them alone.  cfg_liveness_narrow knows
-     better: a caller of either kind keeps no value across the call in
-     a temporary that the function writes, so those die after the
-     returns of a function whose whole code its entry reaches (what it
-     writes is then what its compiler knows it writes, or less:
-     function_writes with OWN, where a call through a register writes
-     only what its callee writes when that is known, else nothing, since
-     GCC may know a target that the relocations do not show); for a
-     function that only the entrants
-     it is told of call, only what is live after their calls is live
-     after its returns, those temporaries aside.
-
-   - A call (direct or indirect) returns to the block's successor, whose
-     live_in is LIVE.  Just before control reaches the callee (after the
-     slot), the live set is LIVE plus the argument registers a0-a3, t9,
-     gp and sp, plus the callee-saved s0-s7 and fp, minus the result
-     registers v0 and v1 that the callee may write.  For the same
-     -fipa-ra reason, a caller may keep a value in v0 across a direct
-     call to a function that leaves v0 alone (libgcc's _Unwind_Resume
-     keeps the stack adjustment for __builtin_eh_return in v0 across its
-     call to the empty _Unwind_DebugHook), so a direct call kills only
-     the result registers that its callee, or a function the callee
-     calls or jumps to, writes somewhere; an indirect call, or a call to
-     code that is not a known function entry, kills both (the ABI's
-     rule).  A conditional call may not be taken, so it kills nothing.
-     The `bal 1f' that only reads the PC is an ordinary instruction
-     writing ra, not a call.
-
-   - Everything is live after an indirect jump that is not a return
-     (tail calls through t9, unless cfg_liveness_narrow is told the
-     function they enter, whose entry's live set is then live; jumps
-     through switch tables too, unless it is told their targets), a
-     jump out of the code, a block that contains an invalid word, a
-     block that falls off its section, and a block whose branch is
-     separated from its slot.
-     After a jump or a fall into another function, cfg_liveness takes
-     everything as live; cfg_liveness_narrow, which solves the whole
-     object at once, what is live there (the other function's returns
-     are then covered: a function entered in its middle keeps
-     everything live after its returns, one entered at its entry has
-     the jumper's among its entrants).
-
-   - A branch into a delay slot (BLOCK_F_SLOT_ENTRY) makes its block
-     kill nothing, so that live_in also covers the path that enters at
-     the slot and falls through.  */
+   a register live.  The rules of the dataflow (returns, calls, indirect
+   jumps, branch-likely slots, -fipa-ra) are in doc/internals.md,
+   "Register liveness".  */
 
 #include <config.h>
 

@@ -7,40 +7,12 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   The runtime's work must not show in the profile, and libc is
-   profiled too: the runtime calls no libc function (sys.h), allocates
-   nothing from the heap (the profile is built in a static buffer,
-   names in static arrays, the snapshot in pages of its own) and keeps
-   errno as it was.
-
-   The profile is written as late as the process runs profiled code:
-   profcopy puts a call of the runtime's syscall hook (hook.S) before
-   every system call of the rewritten objects whose number may be
-   exit_group, execve, execveat, fork or clone.  At exit_group every
-   destructor, atexit handler and libc's own exit path has run, so the
-   counts are those of the whole run; at an exec they are those up to
-   the exec (if it fails, the next write replaces the file).  A fork
-   or clone only tells the hook whether a child will share this
-   memory (vfork, posix_spawn): such a child's exec or exit writes
-   nothing, its counts are the parent's.  A fatal signal, and SIGINT,
-   SIGTERM and SIGHUP where they still have their default action,
-   write the profile from a handler, which then lets the signal take
-   its course.  When no loaded object has its exit_group hooked (libc
-   was not rewritten), the profile is written by an exit handler
-   registered with __cxa_atexit for no object, which runs after every
-   destructor (under musl, whose exit runs its handlers before the
-   destructors, by this object's own destructor, pcrt_fini); libc's own
-   calls are then not counted anyway.  A process
-   without any profiled object (the test suite's oracle runs the
-   original programs with the runtime preloaded) does nothing at all.
-
-   Writing starts with the snapshot (snapshot.c), which copies into
-   pages of its own the counters that need changing before they are
-   written (folded ones, biased ones, and those a dlclose'd load of the
-   same object adds to); the others are written straight from memory
-   (records.c), with the tables of the segment that say how the blocks
-   without a counter follow from them; profreport does that
-   arithmetic.  */
+   The runtime's work must not show in the profile: it calls no libc
+   function (sys.h), allocates nothing from the heap and keeps errno as
+   it was.  When and how the profile is written (the syscall hook,
+   signals, vfork children, the exit handler without a rewritten libc,
+   the snapshot) is in doc/internals.md, "Whole programs and the
+   runtime".  */
 
 #define _GNU_SOURCE 1
 
