@@ -5,10 +5,12 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   One event, Ir (instructions executed), at source lines (positions:
-   line) where the objects have line tables (lines.h), else at line 0.
-   Each function that ran gives its own instructions line by line (the
-   lines of inlined code in their own files, fi=); each call of a known
+   One event, Ir (instructions executed), at each instruction and its
+   source line (positions: instr line), the line 0 where the objects
+   have no line table (lines.h).  Each function that ran gives its own
+   instructions in address order (those of inlined code in their own
+   files, fi=), so that callgrind_annotate sums them by line and
+   KCachegrind shows them beside the disassembly; each call of a known
    callee gives its count and its inclusive cost, which a block profile
    does not have: it is estimated as gprof does (inclusive.h).  Names
    are compressed: `(N) name' the first time, `(N)' after.  */
@@ -27,15 +29,16 @@
 #include "lines.h"
 #include "saturate.h"
 
-/* A run of one function's instructions at one source line, or its
-   calls to one callee from one line.  */
+/* One instruction of a function, or one of its calls of one callee
+   (the call instruction's).  */
 struct cost
 {
   size_t func;
   size_t callee;		/* Calls only.  */
+  uint32_t addr;		/* Of the instruction.  */
   uint32_t source, line;	/* Source NO_SOURCE: none.  */
   uint64_t count;		/* Calls only.  */
-  uint64_t insns;		/* Runs only.  */
+  uint64_t insns;		/* Instructions only: its count.  */
 };
 
 #define NO_SOURCE UINT32_MAX
@@ -59,13 +62,12 @@ compare_cost (const void *a, const void *b)
     return x->callee == REPORT_NO_FUNC ? -1 : 1;
   if (x->callee != y->callee)
     return x->callee < y->callee ? -1 : 1;
-  if (x->source != y->source)
-    return x->source < y->source ? -1 : 1;
-  return x->line < y->line ? -1 : x->line > y->line;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Sort COSTS (N) and merge the ones of one function, callee, source and
-   line; return their new number.  */
+/* Sort COSTS (N) and merge the ones of one function, callee and
+   instruction (merged profiles of one object); return their new
+   number.  */
 
 static size_t
 merge (struct cost *costs, size_t n)
@@ -131,53 +133,107 @@ entry_lines (const struct report *r, uint32_t *file_of, uint32_t *line_of)
     }
 }
 
-/* The costs of R: its functions' runs at source lines (or one at line 0
-   for a function without lines) and its known calls that ran, merged,
-   sorted by function, its own instructions first; *N of them.  NULL when out of
-   memory.  */
+/* Order of line runs by object, then address; for qsort.  */
+
+static int
+compare_run (const void *a, const void *b)
+{
+  const struct report_line *x = *(const struct report_line *const *) a;
+  const struct report_line *y = *(const struct report_line *const *) b;
+
+  if (x->object != y->object)
+    return x->object < y->object ? -1 : 1;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The line run of RUNS (N, sorted by compare_run) that holds the
+   instruction at ADDR of object OBJECT, or NULL.  */
+
+static const struct report_line *
+run_at (const struct report_line *const *runs, size_t n, size_t object,
+	uint32_t addr)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      const struct report_line *m = runs[mid];
+      if (m->object < object || (m->object == object && m->addr <= addr))
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  if (lo == 0)
+    return NULL;
+  if (runs[lo - 1]->object != object
+      || addr - runs[lo - 1]->addr >= 4 * (uint64_t) runs[lo - 1]->words)
+    return NULL;
+  return runs[lo - 1];
+}
+
+/* The costs of R: every instruction of its blocks that ran, at its
+   source line (NO_SOURCE and line 0 where no line table covers it),
+   and its known calls that ran, merged, sorted by function, its own
+   instructions first; *N of them.  NULL when out of memory.  */
 
 static struct cost *
 collect (const struct report *r, size_t *n)
 {
   size_t n_runs = r->lines != NULL ? r->lines->n_runs : 0;
-  struct cost *c = malloc ((n_runs + r->n_functions + r->n_calls + 1)
-			   * sizeof *c);
-  uint64_t *lined = calloc (r->n_functions + 1, sizeof *lined);
-  size_t k = 0;
+  const struct report_line **runs = malloc ((n_runs + 1) * sizeof *runs);
+  size_t n_insns = 0, k = 0;
+  struct cost *c;
 
   *n = 0;
-  if (c == NULL || lined == NULL)
+  for (size_t o = 0; o < r->n_objects; o++)
+    {
+      const struct prof_object *p = r->objects[o].prof;
+      for (uint32_t b = 0; b < p->n_blocks; b++)
+	if (p->counts[b] != 0)
+	  n_insns += p->blocks[b].size / 4;
+    }
+  c = malloc ((n_insns + r->n_calls + 1) * sizeof *c);
+  if (c == NULL || runs == NULL)
     {
       free (c);
-      free (lined);
+      free (runs);
       return NULL;
     }
   for (size_t i = 0; i < n_runs; i++)
+    runs[i] = &r->lines->runs[i];
+  qsort (runs, n_runs, sizeof *runs, compare_run);
+  for (size_t o = 0; o < r->n_objects; o++)
     {
-      const struct report_line *ln = &r->lines->runs[i];
-      if (ln->insns == 0)
-	continue;
-      c[k++] = (struct cost) { ln->func, REPORT_NO_FUNC, ln->source,
-			       ln->line, 0, ln->insns };
-      lined[ln->func] = sat_add (lined[ln->func], ln->insns);
+      const struct report_object *ro = &r->objects[o];
+      const struct prof_object *p = ro->prof;
+      for (uint32_t b = 0; b < p->n_blocks; b++)
+	{
+	  uint32_t start = p->blocks[b].start, words = p->blocks[b].size / 4;
+	  if (p->counts[b] == 0)
+	    continue;
+	  for (uint32_t w = 0; w < words; w++)
+	    {
+	      uint32_t addr = start + 4 * w;
+	      const struct report_line *ln = run_at (runs, n_runs, o, addr);
+	      c[k++] = (struct cost) { ro->block_func[b], REPORT_NO_FUNC, addr,
+				       ln != NULL ? ln->source : NO_SOURCE,
+				       ln != NULL ? ln->line : 0, 0,
+				       p->counts[b] };
+	    }
+	}
     }
-  /* What no line table covers (a function without lines, or the part
-     of one that its lines miss) stands at line 0.  */
-  for (size_t f = 0; f < r->n_functions; f++)
-    if (lined[f] < r->functions[f].insns)
-      c[k++] = (struct cost) { f, REPORT_NO_FUNC, NO_SOURCE, 0, 0,
-			       r->functions[f].insns - lined[f] };
   for (size_t i = 0; i < r->n_calls; i++)
     {
       const struct report_call *call = &r->calls[i];
       uint64_t times = r->objects[call->object].prof->counts[call->block];
       if (times == 0 || call->callee == REPORT_NO_FUNC)
 	continue;
-      c[k++] = (struct cost) { call->caller, call->callee,
+      c[k++] = (struct cost) { call->caller, call->callee, call->addr,
 			       call->line != 0 ? call->source : NO_SOURCE,
 			       call->line, times, 0 };
     }
-  free (lined);
+  free (runs);
   *n = merge (c, k);
   return c;
 }
@@ -222,7 +278,7 @@ report_write_callgrind (const char *file, const struct report *r,
 	   "# are exact; the inclusive costs of calls are estimates, each\n"
 	   "# callee's cost shared among its callers by their calls.\n"
 	   "version: 1\ncreator: profreport (profcopy " PACKAGE_VERSION ")\n"
-	   "cmd: %s\npositions: line\nevents: Ir\nsummary: %" PRIu64 "\n",
+	   "cmd: %s\npositions: instr line\nevents: Ir\nsummary: %" PRIu64 "\n",
 	   command, r->total);
   for (size_t i = 0; i < n_costs;)
     {
@@ -246,7 +302,8 @@ report_write_callgrind (const char *file, const struct report *r,
 	    }
 	  if (c->callee == REPORT_NO_FUNC)
 	    {
-	      fprintf (out, "%" PRIu32 " %" PRIu64 "\n", c->line, c->insns);
+	      fprintf (out, "0x%" PRIx32 " %" PRIu32 " %" PRIu64 "\n", c->addr,
+		       c->line, c->insns);
 	      continue;
 	    }
 	  put_name (out, "cob", nm.object, r->functions[c->callee].object,
@@ -254,9 +311,10 @@ report_write_callgrind (const char *file, const struct report *r,
 	  put_file (out, "cfi", r, &nm, file_of[c->callee]);
 	  put_name (out, "cfn", nm.func, c->callee,
 		    r->functions[c->callee].name);
-	  fprintf (out, "calls=%" PRIu64 " %" PRIu32 "\n%" PRIu32 " %" PRIu64
-		   "\n", c->count, line_of[c->callee], c->line,
-		   report_inclusive_call (inc, f, c->callee, c->count));
+	  fprintf (out, "calls=%" PRIu64 " 0x%" PRIx32 " %" PRIu32 "\n0x%"
+		   PRIx32 " %" PRIu32 " %" PRIu64 "\n", c->count,
+		   r->functions[c->callee].addr, line_of[c->callee], c->addr,
+		   c->line, report_inclusive_call (inc, f, c->callee, c->count));
 	}
     }
   fprintf (out, "\ntotals: %" PRIu64 "\n", r->total);

@@ -122,6 +122,9 @@ lines_add_object (struct report *r, size_t index,
 	  run->count = count;
 	  run->insns = sat_mul (count, words);
 	  run->func = ro->block_func[b];
+	  run->object = index;
+	  run->addr = pc;
+	  run->words = words;
 	  pc += 4 * words;
 	}
     }

@@ -35,6 +35,10 @@ struct report_line
   uint64_t insns;		/* Sum of the counts of its instructions.  */
   size_t func;			/* Index in report.functions (of the
 				   first, once merged).  */
+  /* As collected: the run is the WORDS instructions at ADDR of object
+     OBJECT (an index in report.objects), all of one block.  */
+  size_t object;
+  uint32_t addr, words;
 };
 
 /* A function whose entry has a line: where lcov puts it.  */
