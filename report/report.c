@@ -141,6 +141,29 @@ collect_symbols (const struct mips_object *obj, size_t *n)
   return syms;
 }
 
+/* Whether the blocks of PROF, in the address order ORDER, are
+   disjoint and lie within a span no larger than the object's file: so
+   are those of every profile profcopy writes (its code lies in the
+   first loadable segment), and it bounds the work of a report per
+   instruction (--callgrind) by the object's size.  */
+
+static bool
+blocks_fit (const struct prof_object *prof, const uint32_t *order)
+{
+  uint64_t first = 0, end = 0;
+
+  for (uint32_t i = 0; i < prof->n_blocks; i++)
+    {
+      const struct prof_block *blk = &prof->blocks[order[i]];
+      if (i == 0)
+	first = blk->start;
+      else if (blk->start < end)
+	return false;
+      end = (uint64_t) blk->start + blk->size;
+    }
+  return end - first <= prof->file_size;
+}
+
 /* Order of block indices by the start of the blocks BLOCKS (struct
    prof_block), then by index; for qsort_r.  */
 
@@ -397,6 +420,12 @@ report_add_object (struct report *r, const struct prof_object *prof,
 		 (void *) prof->blocks);
 	break;
       }
+  if (!blocks_fit (prof, ro->order))
+    {
+      errmsg_format (errmsg, "its blocks in the profile overlap or do not "
+		     "fit in the object");
+      goto cleanup;
+    }
 
   syms = collect_symbols (&obj, &n_syms);
   entries = calls_entries (prof, &obj, &n_entries);
