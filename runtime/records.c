@@ -74,25 +74,14 @@ flush (void)
 static void
 put_bytes (const void *p, size_t len)
 {
-  const unsigned char *q = p;
-
   if (len >= sizeof pcrt_out.buf / 2)
     {
       flush ();
       write_all (p, len);
       return;
     }
-  while (len > 0)
-    {
-      size_t room = sizeof pcrt_out.buf - pcrt_out.len;
-      size_t n = len < room ? len : room;
-      rt_memcpy (pcrt_out.buf + pcrt_out.len, q, n);
-      pcrt_out.len += n;
-      q += n;
-      len -= n;
-      if (pcrt_out.len == sizeof pcrt_out.buf)
-	flush ();
-    }
+  rt_buffer_put (pcrt_out.buf, sizeof pcrt_out.buf, &pcrt_out.len, p, len,
+		 flush);
 }
 
 /* Append LEN zero bytes.  */

@@ -178,6 +178,25 @@ rt_memset (void *to, int c, size_t n)
     *t++ = (unsigned char) c;
 }
 
+void
+rt_buffer_put (void *buf, size_t size, size_t *len, const void *s,
+	       size_t n, void (*flush) (void))
+{
+  const unsigned char *q = s;
+
+  while (n > 0)
+    {
+      size_t room = size - *len;
+      size_t k = n < room ? n : room;
+      rt_memcpy ((unsigned char *) buf + *len, q, k);
+      *len += k;
+      q += k;
+      n -= k;
+      if (*len == size)
+	flush ();
+    }
+}
+
 size_t
 rt_format_decimal (char *buf, uint64_t v)
 {

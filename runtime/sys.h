@@ -213,6 +213,11 @@ bool rt_streq (const char *a, const char *b);
 void rt_memcpy (void *to, const void *from, size_t n);
 void rt_memset (void *to, int c, size_t n);
 
+/* Append the N bytes at S to the buffer BUF of SIZE bytes, *LEN of
+   them used, calling FLUSH, which empties it, whenever it is full.  */
+void rt_buffer_put (void *buf, size_t size, size_t *len, const void *s,
+		    size_t n, void (*flush) (void));
+
 /* Format V in decimal into BUF (at least 21 bytes); return the length
    (the string is also NUL-terminated).  */
 size_t rt_format_decimal (char *buf, uint64_t v);

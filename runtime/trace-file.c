@@ -103,17 +103,7 @@ text_flush (void)
 static void
 text_put (const char *s, size_t n)
 {
-  while (n > 0)
-    {
-      size_t room = sizeof text.buf - text.len;
-      size_t k = n < room ? n : room;
-      rt_memcpy (text.buf + text.len, s, k);
-      text.len += k;
-      s += k;
-      n -= k;
-      if (text.len == sizeof text.buf)
-	text_flush ();
-    }
+  rt_buffer_put (text.buf, sizeof text.buf, &text.len, s, n, text_flush);
 }
 
 static void
