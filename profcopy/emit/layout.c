@@ -141,17 +141,21 @@ island_due (const struct emitter *e, const struct block *b,
   return !*over || last || pc - isl->first >= ISLAND_REACH;
 }
 
-static void
-layout_pass (struct emitter *e)
+/* One layout of the new text (walk_text on a counting cursor), and
+   with --calls the branches to a function's own entry sent past its
+   probe.  False with *ERRMSG when the walk finds the plan inconsistent.  */
+
+static bool
+layout_pass (struct emitter *e, char **errmsg)
 {
   struct cursor c;
-  char *msg = NULL;
 
   cursor_sizing (&c, e);
-  walk_text (e, &c, &msg);
-  free (msg);
+  if (!walk_text (e, &c, errmsg))
+    return false;
   if (e->plan.calls)
     retarget_entry_branches (e);
+  return true;
 }
 
 /* A register other than ra, dead in DEAD, or 0.  */
@@ -348,7 +352,8 @@ emit_layout (struct emitter *e, uint32_t text_addr, char **errmsg)
     {
       bool changed = false;
 
-      layout_pass (e);
+      if (!layout_pass (e, errmsg))
+	return false;
       for (size_t s = 0; s < code->n_sections; s++)
 	for (size_t i = 0; i < code->sections[s].n_insns; i++)
 	  {

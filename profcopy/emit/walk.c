@@ -81,6 +81,19 @@ walk_fails (struct walk *wk, char **errmsg)
   return false;
 }
 
+/* Laying out: the increment before the instruction at AT did not say
+   where it put that instruction (or its branch out), as its plan says
+   it would.  */
+
+static bool
+no_place (char **errmsg, uint32_t at)
+{
+  if (asprintf (errmsg, "internal error: the increment at 0x%08x has no "
+		"place for the instruction it takes", at) < 0)
+    *errmsg = NULL;
+  return false;
+}
+
 /* The increment of block B (index I, planned in P) that leaves by the
    branch at word W, AT, to its target: after the branch's delay slot
    instruction (single-thread increments), or with it in the slot of
@@ -106,6 +119,8 @@ walk_jump (struct walk *wk, struct cursor *c, size_t i,
   if (wk->lay != NULL)
     {
       struct layout *l = &wk->lay->layout;
+      if (c->out_pc == 0 || (!e->single && c->fill_pc == 0))
+	return no_place (errmsg, at);
       /* The branch out is the branch's copy; its slot is the slot
 	 instruction's, or that instruction comes first.  */
       l->insn_new[w] = c->out_pc;
@@ -182,6 +197,8 @@ walk_block (struct walk *wk, struct cursor *c, size_t i, char **errmsg)
 		 with it.  */
 	      if (l != NULL)
 		{
+		  if (c->fill_pc == 0)
+		    return no_place (errmsg, at);
 		  l->insn_new[w] = c->fill_pc;
 		  if (at != b->start)
 		    l->map[w] = p->s.hoist ? c->fill_pc : start;
@@ -247,7 +264,9 @@ walk_block (struct walk *wk, struct cursor *c, size_t i, char **errmsg)
 
 /* Walk E's new text from its start with C: laying it out when C only
    counts (cursor_sizing), filling E's layout, else writing it.  False
-   with *ERRMSG when writing fails.  */
+   with *ERRMSG when writing fails, or, laying out, when the plan does
+   not hold together (a block word without a record, an increment that
+   does not place the instruction it takes).  */
 
 bool
 walk_text (struct emitter *e, struct cursor *c, char **errmsg)
