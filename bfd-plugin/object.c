@@ -383,6 +383,12 @@ object_read_sections (struct mips_object *obj, char **errmsg)
 	  && s->size - 1 > UINT32_MAX - s->addr)
 	return object_error (errmsg, "section %zu wraps around the address "
 			     "space", i);
+      /* The copy's writes into a section (.reginfo's gp, the GOT) would
+	 go into the ELF header.  */
+      if (i != 0 && (s->flags & SHF_ALLOC) && s->type != SHT_NOBITS
+	  && s->size != 0 && s->offset < sizeof (Elf32_Ehdr))
+	return object_error (errmsg, "section %zu overlaps the ELF header",
+			     i);
     }
 
   if (shstrndx == SHN_UNDEF)
