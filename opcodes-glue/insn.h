@@ -133,19 +133,6 @@ code_insn_at (const struct code *code, uint32_t addr)
   return code_insn_at_search (code, addr);
 }
 
-/* The record of CODE's word W (code_word_index), or NULL when there
-   is none.  */
-
-static inline const struct insn *
-code_insn_of_word (const struct code *code, size_t w)
-{
-  for (size_t s = 0; s < code->n_sections; s++)
-    if (w >= code->sections[s].base
-	&& w - code->sections[s].base < code->sections[s].n_insns)
-      return &code->sections[s].insns[w - code->sections[s].base];
-  return NULL;
-}
-
 /* The section of CODE that holds the word at ADDR, or NULL when ADDR
    is not a word of an executable section: the one search behind
    code_insn_at and code_word_index.  Code sections are few (.text,

@@ -383,7 +383,7 @@ bool plan_translations (struct emitter *e, char **errmsg);
 
 /* plan/plan.c.  */
 
-uint32_t gotref_before_words (const struct emitter *e, long w);
+bool gotref_before (const struct emitter *e, long w);
 
 uint64_t snippet_uses (const struct snippet *sn);
 
@@ -439,8 +439,6 @@ bool put_copy (struct cursor *c, const struct insn *insn, char **errmsg);
 void put_gotref (struct cursor *c, const struct insn *insn, long w);
 
 uint32_t insn_words (const struct emitter *e, const struct insn *insn);
-
-uint32_t gotref_words (const struct emitter *e, long w);
 
 /* emit/walk.c.  */
 

@@ -445,14 +445,13 @@ put_snippet (struct cursor *c, size_t index, size_t block,
     }
   if (p->kind == COUNT_WINDOW)
     {
+      /* Sizing, neither the slot nor gp is known yet.  */
       int32_t off = c->sizing ? 0
 		    : (int32_t) (e->seg.window + emit_window_entry (e)
 				 * (uint32_t) e->plan.window_slot[index]
 				 - e->plan.got.gp);
-      if (c->sizing)
-	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
-      else if (e->plan.window_slot[index] < 0 || off < -0x8000
-	       || off > 0x7ff8 - 4)
+      if (!c->sizing && (e->plan.window_slot[index] < 0 || off < -0x8000
+			 || off > 0x7ff8 - 4))
 	c->failed = true;
       else
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);

@@ -198,7 +198,7 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
     goto none;
   /* A got-ref addiu of the slot that runs before the branch
      (GOTREF_F_BEFORE) has written its register already.  */
-  if (gotref_before_words (e, w) != 0)
+  if (gotref_before (e, w))
     moved = R (slot->rt) | R (slot->rs)
 	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_TMP
 	       ? R (GOTREF_REG (e->plan.gotref_form[w + 1])) : 0)
@@ -306,7 +306,7 @@ t9_unproven (const struct emitter *e, const struct insn *insn, long w)
 
   if ((insn->kind != INSN_CALL && insn->kind != INSN_JUMP)
       || (insn->flags & INSN_F_COND) || !e->plan.got.in_place
-      || gotref_before_words (e, w) != 0 || slot == NULL
+      || gotref_before (e, w) || slot == NULL
       || ((slot->reads | slot->writes) & R (REG_T9)))
     return false;
   pro = prologue_at (&e->a->relocs, insn->target);

@@ -454,16 +454,3 @@ emit_free (struct emitter *e)
   free (e->plan.got.moved_pages);
   memset (e, 0, sizeof *e);
 }
-
-/* Words of the sequence that the got-ref addiu at word W becomes
-   (put_gotref).  */
-
-uint32_t
-gotref_words (const struct emitter *e, long w)
-{
-  struct cursor c;
-
-  cursor_sizing (&c, e);
-  put_gotref (&c, code_insn_of_word (&e->a->code, (size_t) w), w);
-  return CURSOR_WORDS (&c);
-}

@@ -217,7 +217,7 @@ walk_block (struct walk *wk, struct cursor *c, size_t i, char **errmsg)
 	put_jump_note (c, at);
       if (l != NULL && at != b->start)
 	l->map[w] = c->pc;
-      if (gotref_before_words (e, w) != 0)
+      if (gotref_before (e, w))
 	put_gotref (c, code_insn_at (&a->code, at + 4), w + 1);
       if (l != NULL)
 	l->insn_new[w] = c->pc;

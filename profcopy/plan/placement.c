@@ -261,7 +261,7 @@ slot_fits (const struct emitter *e, const struct block *b, uint32_t at,
   insn = code_insn_at (code, at);
   if (w < 0 || insn == NULL || e->plan.probe[w] != 0 || e->facts.in_llsc[w]
       || (e->plan.gotref_slot[w] != 0 && e->plan.gotref_form[w] != GOTREF_GP)
-      || gotref_before_words (e, w) != 0
+      || gotref_before (e, w)
       || !(again ? rerunnable (insn) : movable (insn)))
     return false;
   if ((insn->op == OP_LUI && prologue_at (&e->a->relocs, at) != NULL)

@@ -16,13 +16,14 @@
 
 #include "stages.h"
 
-uint32_t
-gotref_before_words (const struct emitter *e, long w)
+/* Whether the branch at word W writes the sequence of the got-ref
+   addiu in its delay slot before itself (GOTREF_F_BEFORE).  */
+
+bool
+gotref_before (const struct emitter *e, long w)
 {
-  if ((size_t) w + 1 >= e->n_words || e->plan.gotref_slot[w + 1] == 0
-      || !(e->plan.gotref_form[w + 1] & GOTREF_F_BEFORE))
-    return 0;
-  return gotref_words (e, w + 1);
+  return (size_t) w + 1 < e->n_words && e->plan.gotref_slot[w + 1] != 0
+	 && (e->plan.gotref_form[w + 1] & GOTREF_F_BEFORE);
 }
 
 /* The registers the increment planned in SN reads or writes (gp, sp,
