@@ -61,6 +61,13 @@ enum insn_kind
 #define REG_FP	30
 #define REG_RA	31
 
+/* The registers that a function keeps for its caller (o32: s0-s7 and
+   s8/fp); a compiler keeps values in them across calls.  */
+#define REGS_CALLEE_SAVED						\
+  (REG_BIT (16) | REG_BIT (17) | REG_BIT (18) | REG_BIT (19)		\
+   | REG_BIT (20) | REG_BIT (21) | REG_BIT (22) | REG_BIT (REG_S7)	\
+   | REG_BIT (REG_FP))
+
 struct insn
 {
   uint64_t reads, writes;	/* GPR/HI/LO/FCSR masks (REG_BIT).  */

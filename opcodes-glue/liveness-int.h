@@ -17,9 +17,7 @@
 
 #define R(r)		REG_BIT (r)
 #define LIVE_ALL	((((uint64_t) 1 << (REG_LO + 1)) - 1) & ~R (REG_ZERO))
-#define LIVE_CALLEE_SAVED						\
-  (R (16) | R (17) | R (18) | R (19) | R (20) | R (21) | R (22) | R (23)	\
-   | R (REG_FP))
+#define LIVE_CALLEE_SAVED	REGS_CALLEE_SAVED
 #define LIVE_CALL_READS							\
   (R (4) | R (5) | R (6) | R (7) | R (REG_T9) | R (REG_GP) | R (REG_SP))
 #define CALL_RESULTS	(R (REG_V0) | R (REG_V1))

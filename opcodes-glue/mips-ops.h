@@ -24,6 +24,7 @@
 #define OP_BLEZ		0x06
 #define OP_BGTZ		0x07
 #define OP_ADDIU	0x09
+#define OP_SLTI		0x0a
 #define OP_SLTIU	0x0b
 #define OP_ANDI		0x0c
 #define OP_ORI		0x0d
@@ -33,6 +34,8 @@
 #define OP_BNEL		0x15
 #define OP_BLEZL	0x16
 #define OP_BGTZL	0x17
+#define OP_LB		0x20
+#define OP_LH		0x21
 #define OP_LW		0x23
 #define OP_LBU		0x24
 #define OP_LHU		0x25
@@ -71,6 +74,7 @@
 #define FUNCT_SUBU	0x23
 #define FUNCT_AND	0x24
 #define FUNCT_OR	0x25
+#define FUNCT_SLT	0x2a
 #define FUNCT_SLTU	0x2b
 #define FUNCT_TGE	0x30	/* tge ... tne: conditional traps.  */
 #define FUNCT_TNE	0x36

@@ -131,7 +131,8 @@ first_branch_in (const struct finder *f, uint32_t addr)
 }
 
 /* One path of a proof, walking back: the tracked register REG holds the
-   index (scaled by 4 while SCALED) just before the instruction at AT.
+   index (scaled by 4 while SCALED) just before the instruction at AT,
+   a signed 32-bit value that the path's checks so far put in [LO, HI].
    EDGE says how the path left the branch at AT - 4 when AT - 4 is the
    branch and the path came through its taken (1) or fall-through (2)
    edge, else 0.  */
@@ -142,52 +143,169 @@ struct bound_path
   bool scaled;
   int edge;
   int steps;
+  int64_t lo, hi;
 };
 
 enum { EDGE_NONE, EDGE_TAKEN, EDGE_FALL };
 
-/* The constant that the instruction before BRANCH (within a few words,
-   none of which writes REG or C) compares the tracked register REG
-   against for C, `sltiu c,reg,N` or `sltu c,reg,r` with `li r,N`; 0 if
-   there is none.  */
+/* What a compare says of the tracked register: nothing, or that it is
+   below N when its result is not zero, unsigned or signed.  */
+enum compare { CMP_NONE, CMP_ULT, CMP_SLT };
 
-static uint32_t
+/* How the instruction before BRANCH (within a few words, none of which
+   writes REG or C) compares the tracked register REG for C: `sltiu
+   c,reg,N' or `sltu c,reg,r' with `li r,N' (CMP_ULT), `slti c,reg,N'
+   or `slt c,reg,r' with `li r,N' (CMP_SLT); *N the constant.  */
+
+static enum compare
 range_check (const struct finder *f, uint32_t branch, unsigned c,
-	     unsigned reg)
+	     unsigned reg, int64_t *n)
 {
   unsigned limit_reg = 0;
+  enum compare kind = CMP_NONE;
 
   for (uint32_t k = 1; k <= 8 && branch >= 4 * k; k++)
     {
       const struct insn *insn = code_insn_at (f->code, branch - 4 * k);
+      unsigned funct;
       if (insn == NULL || insn->kind != INSN_OTHER
 	  || (k > 1 && is_entered (f, branch - 4 * (k - 1))))
-	return 0;
+	return CMP_NONE;
       if (limit_reg != 0 && (insn->writes & REG_BIT (limit_reg)))
 	{
 	  if ((insn->op == OP_ADDIU || insn->op == OP_ORI)
 	      && insn->rs == REG_ZERO && insn->rt == limit_reg)
-	    return insn->op == OP_ORI ? (uint32_t) insn->imm & 0xffff
-		   : (uint32_t) insn->imm;
-	  return 0;
+	    {
+	      *n = insn->op == OP_ORI ? (int64_t) (insn->imm & 0xffff)
+		   : (int64_t) insn->imm;
+	      return kind;
+	    }
+	  return CMP_NONE;
 	}
       if (insn->writes & REG_BIT (c))
 	{
-	  if (insn->op == OP_SLTIU && insn->rt == c && insn->rs == reg)
-	    return (uint32_t) insn->imm;
-	  if (insn->op == 0 && (insn->word & 0x3f) == FUNCT_SLTU
+	  funct = insn->word & 0x3f;
+	  if ((insn->op == OP_SLTIU || insn->op == OP_SLTI) && insn->rt == c
+	      && insn->rs == reg)
+	    {
+	      /* sltiu compares with the sign-extended immediate.  */
+	      *n = insn->op == OP_SLTIU ? (int64_t) (uint32_t) insn->imm
+		   : (int64_t) insn->imm;
+	      return insn->op == OP_SLTIU ? CMP_ULT : CMP_SLT;
+	    }
+	  if (insn->op == 0 && (funct == FUNCT_SLTU || funct == FUNCT_SLT)
 	      && insn->rd == c && insn->rs == reg && insn->rt != REG_ZERO
 	      && insn->rt != reg)
 	    {
 	      limit_reg = insn->rt;
+	      kind = funct == FUNCT_SLTU ? CMP_ULT : CMP_SLT;
 	      continue;
 	    }
-	  return 0;
+	  return CMP_NONE;
 	}
       if (insn->writes & REG_BIT (reg))
-	return 0;
+	return CMP_NONE;
     }
-  return 0;
+  return CMP_NONE;
+}
+
+/* Most entries a proof accepts.  */
+#define BOUND_MAX	(1 << 20)
+
+/* Narrow P's range of the tracked register to [LO, HI].  */
+
+static void
+narrow (struct bound_path *p, int64_t lo, int64_t hi)
+{
+  if (lo > p->lo)
+    p->lo = lo;
+  if (hi < p->hi)
+    p->hi = hi;
+}
+
+/* The number of entries P's range lets the index select, or 0 while
+   it is not bounded on both sides.  A range that no value is in (a
+   path that cannot be taken) selects one.  */
+
+static int64_t
+bound_of (const struct bound_path *p)
+{
+  if (p->lo > p->hi)
+    return 1;
+  if (p->lo < 0 || p->hi >= (p->scaled ? 4 * (int64_t) BOUND_MAX
+			     : (int64_t) BOUND_MAX))
+    return 0;
+  return p->scaled ? p->hi / 4 + 1 : p->hi + 1;
+}
+
+/* Narrow P by the branch INSN, which the path leaves by P's edge.  */
+
+static void
+branch_step (const struct finder *f, const struct insn *insn,
+	     struct bound_path *p)
+{
+  unsigned reg = p->reg;
+  bool taken = p->edge == EDGE_TAKEN;
+  unsigned code = insn->word >> 16 & 0x1f;
+  int64_t n;
+
+  switch (insn->op)
+    {
+    case OP_BEQ:
+    case OP_BNE:
+    case OP_BEQL:
+    case OP_BNEL:
+      if (insn->rt != REG_ZERO || insn->rs == REG_ZERO)
+	return;
+      if (insn->rs == reg)
+	{
+	  /* beqz reg, taken, or bnez reg, fallen through: reg is 0.  */
+	  if (taken == (insn->op == OP_BEQ || insn->op == OP_BEQL))
+	    narrow (p, 0, 0);
+	  return;
+	}
+      {
+	/* beqz c leaves the range when taken, bnez c enters it.  */
+	bool bnez = insn->op == OP_BNE || insn->op == OP_BNEL;
+	enum compare kind = range_check (f, insn->addr, insn->rs, reg, &n);
+	if (kind == CMP_ULT && taken == bnez && n <= INT32_MAX)
+	  narrow (p, 0, n - 1);
+	else if (kind == CMP_SLT && taken == bnez)
+	  narrow (p, INT32_MIN, n - 1);
+	else if (kind == CMP_SLT)
+	  narrow (p, n, INT32_MAX);
+      }
+      return;
+    case OP_REGIMM:
+      if (insn->rs != reg)
+	return;
+      /* bltz: below 0 when taken; bgez: 0 or more.  */
+      if (code == REGIMM_BLTZ || code == REGIMM_BLTZL)
+	taken = !taken;
+      else if (code != REGIMM_BGEZ && code != REGIMM_BGEZL)
+	return;
+      if (taken)
+	narrow (p, 0, INT32_MAX);
+      else
+	narrow (p, INT32_MIN, -1);
+      return;
+    case OP_BLEZ:
+    case OP_BLEZL:
+    case OP_BGTZ:
+    case OP_BGTZL:
+      /* blez: 0 or less when taken; bgtz: above 0.  */
+      if (insn->rs != reg)
+	return;
+      if (insn->op == OP_BLEZ || insn->op == OP_BLEZL)
+	taken = !taken;
+      if (taken)
+	narrow (p, 1, INT32_MAX);
+      else
+	narrow (p, INT32_MIN, 0);
+      return;
+    default:
+      return;
+    }
 }
 
 /* What the instruction INSN on path P says of the index: a bound (the
@@ -199,45 +317,47 @@ bound_step (const struct finder *f, const struct insn *insn,
 	    struct bound_path *p)
 {
   unsigned reg = p->reg;
+  int64_t b;
 
-  if (insn->kind == INSN_BRANCH && p->edge != EDGE_NONE
-      && (insn->op == OP_BEQ || insn->op == OP_BNE
-	  || insn->op == OP_BEQL || insn->op == OP_BNEL)
-      && insn->rt == REG_ZERO && insn->rs != REG_ZERO)
+  if (insn->kind == INSN_BRANCH && p->edge != EDGE_NONE)
     {
-      /* beqz c leaves the range when taken, bnez c enters it.  */
-      bool bnez = insn->op == OP_BNE || insn->op == OP_BNEL;
-      uint32_t n = range_check (f, insn->addr, insn->rs, reg);
-      if (n != 0 && (p->edge == EDGE_TAKEN) == bnez)
-	return p->scaled ? (n + 3) / 4 : n;
-      return 0;
+      branch_step (f, insn, p);
+      return bound_of (p);
     }
   if (insn->kind != INSN_OTHER)
     return insn->kind == INSN_BRANCH ? 0 : -1;
   if (!(insn->writes & REG_BIT (reg)))
     return 0;
   if (insn->op == OP_ANDI && insn->rt == reg)
+    narrow (p, 0, insn->imm & 0xffff);
+  else if ((insn->op == OP_LBU || insn->op == OP_LHU || insn->op == OP_LB
+	    || insn->op == OP_LH) && insn->rt == reg && !p->scaled)
+    narrow (p, insn->op == OP_LB ? -128 : insn->op == OP_LH ? -32768 : 0,
+	    insn->op == OP_LBU ? 255 : insn->op == OP_LHU ? 65535
+	    : insn->op == OP_LB ? 127 : 32767);
+  else if (p->scaled && insn->op == 0 && (insn->word & 0x3f) == FUNCT_SLL
+	   && insn->rd == reg && (insn->word >> 6 & 0x1f) == 2
+	   && insn->rt != REG_ZERO)
     {
-      uint32_t m = (uint32_t) insn->imm & 0xffff;
-      return p->scaled ? (m >> 2) + 1 : (int64_t) m + 1;
-    }
-  if ((insn->op == OP_LBU || insn->op == OP_LHU) && insn->rt == reg
-      && !p->scaled)
-    return insn->op == OP_LBU ? 256 : 65536;
-  if (p->scaled && insn->op == 0 && (insn->word & 0x3f) == FUNCT_SLL
-      && insn->rd == reg && (insn->word >> 6 & 0x1f) == 2
-      && insn->rt != REG_ZERO)
-    {
+      /* What is known of 4 * i (modulo 2^32) says nothing simple of
+	 i: the checks of i before start afresh.  */
+      if ((b = bound_of (p)) > 0)
+	return b;
       p->reg = insn->rt;
       p->scaled = false;
+      p->lo = INT32_MIN;
+      p->hi = INT32_MAX;
       return 0;
     }
-  if (copy_source (insn) != 0 && insn->rd == reg)
+  else if (copy_source (insn) != 0 && insn->rd == reg)
     {
       p->reg = copy_source (insn);
       return 0;
     }
-  return -1;
+  else
+    return bound_of (p) > 0 ? bound_of (p) : -1;
+  /* The definition: bounded now, or never.  */
+  return bound_of (p) > 0 ? bound_of (p) : -1;
 }
 
 /* The number of entries that the index of table T can select, proven on
@@ -253,7 +373,7 @@ prove_bound (struct finder *f, const struct jump_table *t)
   if (t->index_add == 0 || t->index_reg == REG_ZERO || !proof_prepare (f))
     return 0;
   stack[depth++] = (struct bound_path) { t->index_add, t->index_reg, true,
-					 EDGE_NONE, 0 };
+					 EDGE_NONE, 0, INT32_MIN, INT32_MAX };
   while (depth > 0)
     {
       struct bound_path p = stack[--depth];
@@ -315,8 +435,28 @@ prove_bound (struct finder *f, const struct jump_table *t)
 	      if (before->kind == INSN_JUMP || before->kind == INSN_IJUMP
 		  || before->kind == INSN_RETURN)
 		break;		/* Only the branches into AT reach it.  */
+	      if (before->kind == INSN_CALL || before->kind == INSN_ICALL)
+		{
+		  /* A call comes back here.  Its callee keeps a
+		     callee-saved register for its caller, and the
+		     compiler relies on that when it keeps the index there
+		     across the call: go on through the delay slot to the
+		     call.  */
+		  if (!(REGS_CALLEE_SAVED & REG_BIT (p.reg)))
+		    return 0;
+		  r = bound_step (f, prev, &p);
+		  if (r < 0)
+		    return 0;
+		  if (r > 0)
+		    {
+		      bound = bound > r ? bound : (uint32_t) r;
+		      break;
+		    }
+		  p.at = before->addr;
+		  continue;
+		}
 	      if (before->kind != INSN_BRANCH)
-		return 0;	/* A call comes back here.  */
+		return 0;
 	      if (!(before->flags & INSN_F_LIKELY))
 		{
 		  r = bound_step (f, prev, &p);

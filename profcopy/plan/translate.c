@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stages.h"
 #include "got-int.h"
 
@@ -95,6 +96,57 @@ table_jumps (const struct emitter *e)
   return table_jr;
 }
 
+/* The (jump, addu of gp) pairs of the switch tables of gp-relative
+   words whose size is proven, sorted, or NULL (*N zero) when there are
+   none or memory ran out.  */
+
+static uint32_t (*
+proven_gprel_pairs (const struct analysis *a, size_t *n))[2]
+{
+  uint32_t (*v)[2] = malloc ((a->relocs.n_by_type[RELOC_JUMP_TABLE] + 1)
+			     * sizeof *v);
+  size_t m = 0;
+
+  *n = 0;
+  if (v == NULL)
+    return NULL;
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct reloc_entry *r = &a->relocs.entries[k];
+      if (r->type == RELOC_JUMP_TABLE && r->via == VIA_GPREL
+	  && !(r->flags & RELOC_F_UNPROVEN))
+	{
+	  v[m][0] = r->aux2;
+	  v[m++][1] = r->index;
+	}
+    }
+  qsort (v, m, sizeof *v, array_compare_u32_pairs);
+  *n = m;
+  return v;
+}
+
+/* True if the jump INSN goes where a switch table of gp-relative words
+   whose size is proven (PAIRS, N: proven_gprel_pairs) sends it: the
+   last write of its register is that table's addu of gp, in straight
+   code before it.  Every word of such a table is rewritten, so the
+   target is a new address even in a function whose other code adds gp
+   to words that nothing rewrote (analysis_unknown_entries).  */
+
+static bool
+own_table_jump (const struct emitter *e, const struct insn *insn,
+		const uint32_t (*pairs)[2], size_t n)
+{
+  const struct insn *p = last_writer (e, insn, insn->rs);
+  uint32_t key[2];
+
+  if (p == NULL || pairs == NULL)
+    return false;
+  key[0] = insn->addr;
+  key[1] = p->addr;
+  return bsearch (key, pairs, n, sizeof *pairs,
+		  array_compare_u32_pairs) != NULL;
+}
+
 /* True if the program itself reads gp in block B before the word at AT
    and nothing writes gp in between: a switch table's `addu x,y,gp'
    just before its jump, where the gp dataflow lost track (a gp
@@ -123,6 +175,8 @@ plan_translations (struct emitter *e, char **errmsg)
   const struct code *code = &a->code;
   unsigned char *table_jr = table_jumps (e);
   unsigned char *guarded = analysis_unknown_entries (a);
+  size_t n_pairs;
+  uint32_t (*pairs)[2] = proven_gprel_pairs (a, &n_pairs);
   struct preds pr = { NULL, NULL, NULL };
   bool have_preds = preds_build (e, &pr);
   bool ok = true;
@@ -144,7 +198,11 @@ plan_translations (struct emitter *e, char **errmsg)
 	b = cfg_block_at (&a->cfg, insn->addr);
 	guard = insn->kind == INSN_IJUMP
 		&& ((table_jr != NULL && table_jr[w] == TABLE_JR_GPREL)
-		    || (guarded != NULL && b != NULL && guarded[b->func]));
+		    || (guarded != NULL && b != NULL && guarded[b->func]
+			&& !(table_jr != NULL && table_jr[w] == TABLE_JR_PROVEN
+			     && own_table_jump (e, insn,
+						(const uint32_t (*)[2]) pairs,
+						n_pairs))));
 	if (!guard
 	    && ((table_jr != NULL && table_jr[w] != 0)
 		|| reg_from_got (e, insn, insn->rs)))
@@ -210,6 +268,7 @@ plan_translations (struct emitter *e, char **errmsg)
  out:
   free (table_jr);
   free (guarded);
+  free (pairs);
   preds_free (&pr);
   return ok;
 }
