@@ -96,6 +96,11 @@ struct snippet
 				   bal, ra saved meanwhile...  */
   bool ra_dead;			/* ... unless the jump is a call that
 				   sets ra itself.  */
+  uint8_t ra_keep;		/* COUNT_PC where ra is live: a register
+				   dead there that keeps ra while bal
+				   writes it (put_spill's `move' instead
+				   of a frame below sp; ra is then
+				   SPILL[0], the only one), or 0.  */
 };
 
 /* New GOT entries after the counter chunks.  */

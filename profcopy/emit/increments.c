@@ -62,13 +62,18 @@ struct carry
 };
 
 /* Save the registers SN must spill below a lowered sp; lowering sp
-   keeps them safe from signal handlers.  */
+   keeps them safe from signal handlers.  Or keep ra in SN's ra_keep.  */
 
 void
 put_spill (struct cursor *c, const struct snippet *sn)
 {
   if (sn->n_spill == 0)
     return;
+  if (sn->ra_keep != 0)
+    {
+      put (c, enc_addu (sn->ra_keep, REG_RA, 0));
+      return;
+    }
   put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
   for (unsigned i = 0; i < sn->n_spill; i++)
     put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
@@ -82,6 +87,12 @@ put_unspill (struct cursor *c, const struct snippet *sn, unsigned done)
 {
   if (sn->n_spill == 0)
     return;
+  if (sn->ra_keep != 0)
+    {
+      if (done != REG_RA)
+	put (c, enc_addu (REG_RA, sn->ra_keep, 0));
+      return;
+    }
   for (unsigned i = sn->n_spill; i-- > 0;)
     if (sn->spill[i] != done)
       put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
@@ -441,7 +452,8 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	c->failed = true;
       for (unsigned i = 0; i < p->n_spill; i++)
 	if (p->spill[i] == done)
-	  c->slot_word = itype (OP_LW, REG_SP, done, 4 * i);
+	  c->slot_word = p->ra_keep != 0 ? enc_addu (REG_RA, p->ra_keep, 0)
+			 : itype (OP_LW, REG_SP, done, 4 * i);
     }
   if (p->kind == COUNT_WINDOW)
     {
@@ -497,7 +509,8 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   if (c->failed)
     return;
   if (p->iv_stack)
-    put (c, itype (OP_LW, REG_SP, d, sn->n_spill > 0 ? 16 : 0));
+    put (c, itype (OP_LW, REG_SP, d,
+		   sn->n_spill > 0 && sn->ra_keep == 0 ? 16 : 0));
   if (p->iv_down)
     put (c, rtype (FUNCT_SUBU, d, p->iv_reg, d, 0));
   else

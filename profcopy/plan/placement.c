@@ -88,6 +88,25 @@ free_scratch (const struct emitter *e, uint64_t live, uint32_t at)
   return ~live & SCRATCH_MASK & ~keep_t9 (e, at);
 }
 
+/* Let the pc-relative increment planned in P keep ra in a register
+   instead of a frame below sp (two words fewer) when ra is the only
+   register it saves and a register DEAD there is left that it does
+   not use: not t9, which a later increment may count through.  */
+
+static void
+keep_ra (struct snippet *p, uint64_t dead)
+{
+  p->ra_keep = 0;
+  if (p->kind != COUNT_PC || p->n_spill != 1 || p->spill[0] != REG_RA)
+    return;
+  dead &= ~(R (REG_RA) | R (REG_T9));
+  for (unsigned i = 0; i < sizeof p->regs; i++)
+    dead &= ~R (p->regs[i]);
+  for (size_t i = 0; i < sizeof scratch_order && p->ra_keep == 0; i++)
+    if (dead & R (scratch_order[i]))
+      p->ra_keep = scratch_order[i];
+}
+
 /* Plan the increment of SNIPPET on the way into the block at TARGET,
    with gp valid or not (GP), with EXTRA more scratch registers than an
    increment's, none of them in AVOID.  */
@@ -126,6 +145,7 @@ plan_edge_snippet (struct emitter *e, struct snippet *sn, uint32_t target,
     {
       sn->kind = COUNT_PC;
       choose_regs (sn, dead, need + 1, REG_RA, avoid);
+      keep_ra (sn, dead & ~avoid);
     }
 }
 
@@ -518,6 +538,7 @@ plan_block (struct emitter *e, const struct block *b, struct count_plan *p,
 		   spare_next (e, b, b->start, dead & ~R (REG_RA), LLSC_REGS)
 		   | (dead & R (REG_RA)),
 		   LLSC_REGS + 1, REG_RA, 0);
+      keep_ra (&p->s, dead);
     }
   return true;
 }

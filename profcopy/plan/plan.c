@@ -34,7 +34,8 @@ uint64_t
 snippet_uses (const struct snippet *sn)
 {
   uint64_t used = R (REG_GP) | R (REG_SP) | R (REG_T9) | R (REG_RA)
-		  | R (snippet_base_reg (sn)) | R (snippet_data_reg (sn));
+		  | R (snippet_base_reg (sn)) | R (snippet_data_reg (sn))
+		  | R (sn->ra_keep);
 
   return used & ~R (0);
 }
