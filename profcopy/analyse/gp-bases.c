@@ -41,19 +41,22 @@ struct gp_walk
   size_t n_whole, alloc_whole;
 };
 
-/* The bounds [*LO, *HI) of the function around ADDR among W's entries;
-   false when ADDR is before the first or after the last.  */
+/* The bounds [*LO, *HI) of the function around ADDR among W's entries,
+   clipped to ADDR's code section (the next entry may lie in another,
+   gigabytes on in a malformed object); false when ADDR is before the
+   first or after the last, or in no code section.  */
 
 static bool
 frame_span (const struct gp_walk *w, uint32_t addr, uint32_t *lo,
 	    uint32_t *hi)
 {
   size_t a = entries_upto (w->funcs, w->n_funcs, addr);
+  const struct insn_section *sec = code_section_at (w->code, addr);
 
-  if (a == 0 || a == w->n_funcs)
+  if (a == 0 || a == w->n_funcs || sec == NULL)
     return false;
-  *lo = w->funcs[a - 1];
-  *hi = w->funcs[a];
+  *lo = w->funcs[a - 1] > sec->start ? w->funcs[a - 1] : sec->start;
+  *hi = w->funcs[a] < sec->end ? w->funcs[a] : sec->end;
   return true;
 }
 
