@@ -129,6 +129,20 @@ object_find_got (struct mips_object *obj, char **errmsg)
       obj->got_addr = obj->dyn.pltgot;
       obj->got_size = n * 4 <= UINT32_MAX ? (uint32_t) (n * 4) : 0;
     }
+  /* The copy reads the GOT and writes entries of it, and lays its new
+     segment out past it: a GOT that no loadable segment holds (a .got
+     section header at 0xff010e30 in an object loaded below 0x20000)
+     had it reserve 4 GB.  */
+  if (obj->got_size != 0)
+    {
+      size_t off;
+      if (!object_vaddr_to_offset (obj, obj->got_addr, obj->got_size, &off)
+	  || (got != NULL && got->type != SHT_NOBITS && off != got->offset))
+	return object_error (errmsg, "the GOT (%u bytes at 0x%08x) is not "
+			     "where a loadable segment maps it",
+			     (unsigned) obj->got_size,
+			     (unsigned) obj->got_addr);
+    }
   obj->got_primary = primary_got_size (obj);
   if (!index_got_relocs (obj))
     return object_error (errmsg, "out of memory");
