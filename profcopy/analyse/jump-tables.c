@@ -324,6 +324,11 @@ bound_step (const struct finder *f, const struct insn *insn,
       branch_step (f, insn, p);
       return bound_of (p);
     }
+  /* A call the path came back from (prove_bound keeps only a
+     callee-saved index across one).  */
+  if ((insn->kind == INSN_CALL || insn->kind == INSN_ICALL)
+      && p->edge != EDGE_NONE)
+    return 0;
   if (insn->kind != INSN_OTHER)
     return insn->kind == INSN_BRANCH ? 0 : -1;
   if (!(insn->writes & REG_BIT (reg)))
@@ -440,22 +445,13 @@ prove_bound (struct finder *f, const struct jump_table *t)
 		  /* A call comes back here.  Its callee keeps a
 		     callee-saved register for its caller, and the
 		     compiler relies on that when it keeps the index there
-		     across the call: go on through the delay slot to the
-		     call.  */
-		  if (!(REGS_CALLEE_SAVED & REG_BIT (p.reg)))
+		     across the call: go on through the delay slot (which
+		     a branch-likely call may annul) to the call.  */
+		  if (!(REGS_CALLEE_SAVED & REG_BIT (p.reg))
+		      || (before->flags & INSN_F_LIKELY))
 		    return 0;
-		  r = bound_step (f, prev, &p);
-		  if (r < 0)
-		    return 0;
-		  if (r > 0)
-		    {
-		      bound = bound > r ? bound : (uint32_t) r;
-		      break;
-		    }
-		  p.at = before->addr;
-		  continue;
 		}
-	      if (before->kind != INSN_BRANCH)
+	      else if (before->kind != INSN_BRANCH)
 		return 0;
 	      if (!(before->flags & INSN_F_LIKELY))
 		{
