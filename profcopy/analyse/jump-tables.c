@@ -359,9 +359,7 @@ bound_step (const struct finder *f, const struct insn *insn,
       p->reg = copy_source (insn);
       return 0;
     }
-  else
-    return bound_of (p) > 0 ? bound_of (p) : -1;
-  /* The definition: bounded now, or never.  */
+  /* The index's definition: bounded now, or never.  */
   return bound_of (p) > 0 ? bound_of (p) : -1;
 }
 
