@@ -126,9 +126,20 @@ object_find_got (struct mips_object *obj, char **errmsg)
       uint64_t n = obj->dyn.local_gotno;
       if (obj->dyn.symtabno > obj->dyn.gotsym)
 	n += obj->dyn.symtabno - obj->dyn.gotsym;
+      if (n * 4 > UINT32_MAX)
+	return object_error (errmsg, "DT_MIPS_LOCAL_GOTNO (%u) and the "
+			     "global entries (%u) make a GOT of more than "
+			     "4 GB", (unsigned) obj->dyn.local_gotno,
+			     (unsigned) (n - obj->dyn.local_gotno));
       obj->got_addr = obj->dyn.pltgot;
-      obj->got_size = n * 4 <= UINT32_MAX ? (uint32_t) (n * 4) : 0;
+      obj->got_size = (uint32_t) (n * 4);
     }
+  /* Every reader of the GOT takes its local entries to be in it.  */
+  if (obj->dyn.local_gotno > obj->got_size / 4)
+    return object_error (errmsg, "DT_MIPS_LOCAL_GOTNO says %u local GOT "
+			 "entries, but the object has %s",
+			 (unsigned) obj->dyn.local_gotno,
+			 obj->got_size == 0 ? "no GOT" : "fewer");
   /* The copy reads the GOT and writes entries of it, and lays its new
      segment out past it: a GOT that no loadable segment holds (a .got
      section header at 0xff010e30 in an object loaded below 0x20000)

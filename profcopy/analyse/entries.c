@@ -453,7 +453,9 @@ uint32_t *
 got_entries (const struct analysis *a)
 {
   const struct mips_object *obj = &a->obj;
-  uint32_t n_got = obj->got_size / 4, n_local = obj->dyn.local_gotno;
+  uint32_t n_got = obj->got_size / 4;
+  uint32_t n_local = obj->dyn.local_gotno < n_got ? obj->dyn.local_gotno
+		     : n_got;
   uint32_t *entry = calloc (n_got + 1, sizeof *entry);
 
   if (entry == NULL)
