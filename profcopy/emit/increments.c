@@ -61,6 +61,15 @@ struct carry
   int32_t lo;
 };
 
+/* How far put_spill lowers sp for SN: 16 bytes when it saves
+   registers in a frame, else 0.  */
+
+static uint32_t
+spill_frame (const struct snippet *sn)
+{
+  return sn->n_spill > 0 && sn->ra_keep == 0 ? 16 : 0;
+}
+
 /* Save the registers SN must spill below a lowered sp; lowering sp
    keeps them safe from signal handlers.  Or keep ra in SN's ra_keep.  */
 
@@ -74,7 +83,7 @@ put_spill (struct cursor *c, const struct snippet *sn)
       put (c, enc_addu (sn->ra_keep, REG_RA, 0));
       return;
     }
-  put (c, itype (OP_ADDIU, REG_SP, REG_SP, (uint32_t) -16));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, -spill_frame (sn)));
   for (unsigned i = 0; i < sn->n_spill; i++)
     put (c, itype (OP_SW, REG_SP, sn->spill[i], 4 * i));
 }
@@ -96,7 +105,7 @@ put_unspill (struct cursor *c, const struct snippet *sn, unsigned done)
   for (unsigned i = sn->n_spill; i-- > 0;)
     if (sn->spill[i] != done)
       put (c, itype (OP_LW, REG_SP, sn->spill[i], 4 * i));
-  put (c, itype (OP_ADDIU, REG_SP, REG_SP, 16));
+  put (c, itype (OP_ADDIU, REG_SP, REG_SP, spill_frame (sn)));
 }
 
 /* Rewrite the word at PC, already written, to WORD.  */
@@ -378,7 +387,7 @@ put_island (struct cursor *c, bool over)
 
 /* Write the way to counter INDEX planned in P (for code of block
    BLOCK, whose function's entry t9 may hold) into P's base register,
-   sp lowered by 16 when P saved registers; the counter's low word is
+   sp lowered by spill_frame (P); the counter's low word is
    then at *LO off it.  Not for COUNT_WINDOW, whose base is gp.  */
 
 static void
@@ -400,7 +409,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
       break;
     case COUNT_SAVED_GP:
       put (c, itype (OP_LW, REG_SP, r1,
-		     (uint32_t) (p->saved_gp + (p->n_spill > 0 ? 16 : 0))));
+		     (uint32_t) p->saved_gp + spill_frame (p)));
       put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
       break;
     case COUNT_T9:
@@ -509,8 +518,7 @@ put_loop_exit (struct cursor *c, size_t block, const struct count_plan *p)
   if (c->failed)
     return;
   if (p->iv_stack)
-    put (c, itype (OP_LW, REG_SP, d,
-		   sn->n_spill > 0 && sn->ra_keep == 0 ? 16 : 0));
+    put (c, itype (OP_LW, REG_SP, d, spill_frame (sn)));
   if (p->iv_down)
     put (c, rtype (FUNCT_SUBU, d, p->iv_reg, d, 0));
   else

@@ -134,7 +134,7 @@ proven_gprel_pairs (const struct analysis *a, size_t *n))[2]
 
 static bool
 own_table_jump (const struct emitter *e, const struct insn *insn,
-		const uint32_t (*pairs)[2], size_t n)
+		uint32_t (*pairs)[2], size_t n)
 {
   const struct insn *p = last_writer (e, insn, insn->rs);
   uint32_t key[2];
@@ -199,10 +199,7 @@ plan_translations (struct emitter *e, char **errmsg)
 	guard = insn->kind == INSN_IJUMP
 		&& ((table_jr != NULL && table_jr[w] == TABLE_JR_GPREL)
 		    || (guarded != NULL && b != NULL && guarded[b->func]
-			&& !(table_jr != NULL && table_jr[w] == TABLE_JR_PROVEN
-			     && own_table_jump (e, insn,
-						(const uint32_t (*)[2]) pairs,
-						n_pairs))));
+			&& !own_table_jump (e, insn, pairs, n_pairs)));
 	if (!guard
 	    && ((table_jr != NULL && table_jr[w] != 0)
 		|| reg_from_got (e, insn, insn->rs)))
