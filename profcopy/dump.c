@@ -50,7 +50,8 @@ dump_entry (FILE *out, const struct reloc_entry *e)
       if (e->via == VIA_LABEL)
 	fprintf (out, " base=0x%08" PRIx32, e->base);
       fprintf (out, " bound=%s",
-	       (e->flags & RELOC_F_UNPROVEN) ? "scan" : "proven");
+	       (e->flags & RELOC_F_UNPROVEN) ? "scan"
+	       : (e->flags & RELOC_F_CLOSED) ? "closed" : "proven");
       break;
     case RELOC_HI_LO:
       fprintf (out, " target=0x%08" PRIx32 " addiu=0x%08" PRIx32,

@@ -58,8 +58,8 @@ bool analysis_run_object (enum analysis_depth depth, struct analysis *a,
 
 /* The jumps through the switch tables of A's relocation table, as
    edges between blocks, in *EDGES (malloc'd; *N of them); none for a
-   jump one of whose targets starts no block, or whose table's size is
-   not proven (RELOC_F_UNPROVEN).  False when out of
+   jump one of whose targets starts no block, or whose table may have
+   more entries than were found (RELOC_F_UNPROVEN).  False when out of
    memory.  */
 bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
 			   size_t *n);
@@ -67,7 +67,8 @@ bool analysis_table_edges (const struct analysis *a, struct cfg_edge **edges,
 /* Per function of A's CFG (a malloc'd array, NULL when out of memory),
    1 when control may enter its blocks in ways analysis does not see:
    it jumps through a switch table of gp-relative words or label
-   offsets whose size is not proven (RELOC_F_UNPROVEN), or computes a
+   offsets that may have more entries than were found
+   (RELOC_F_UNPROVEN), or computes a
    gp-relative address (`addu x,y,gp') that no known table explains,
    the element of a table no walk followed.  Its jumps are translated
    at run time with the gp guard (emit/text.c, put_gp_guard), and derive.c takes every one

@@ -8,8 +8,11 @@
    got-ref.c's walk finds the tables and the jumps that use them
    (struct jump_table); emit_tables enters every entry that the table
    can hold: as many as a check of the index on every path to the jump
-   proves (prove_bound), never more than a scan of the table shows to
-   be code addresses of the function.  */
+   proves (prove_bound), never fewer than a scan of the table shows to
+   be code addresses of the function.  Without a proof, a scan that
+   ends at a word leading into no code closes the table (every entry
+   of a switch table leads into code); one that ends at a code address
+   of another function does not (a case GCC moved out of line).  */
 
 #include <config.h>
 
@@ -587,7 +590,9 @@ find_label (struct finder *f, const struct jump_table *t)
 /* Enter every element of each table found.  The number of elements is
    the bound of the switch's range check when one is found and all its
    elements are code addresses; else the run of elements that lead into
-   the function of the jr, up to the next table.  */
+   the function of the jr, up to the next table: RELOC_F_CLOSED when the
+   run ends at a word that leads into no code, the next table or the end
+   of the data, RELOC_F_UNPROVEN when at a code address elsewhere.  */
 
 bool
 emit_tables (struct finder *f)
@@ -607,7 +612,7 @@ emit_tables (struct finder *f)
 	    continue;
 	}
       uint32_t count = 0, bound, all_code = 0;
-      bool proven;
+      bool proven, closed = true;
 
       function_bounds (f, t->jr, &lo, &hi);
       for (size_t k = 0; k < f->n_tables; k++)
@@ -620,9 +625,13 @@ emit_tables (struct finder *f)
 	  if (!object_read_word (obj, a, &word))
 	    break;
 	  target = table_target (f->table, t, word);
-	  if (target < lo || target >= hi || (target & 3)
-	      || !object_is_code (obj, target))
+	  if ((target & 3) || !object_is_code (obj, target))
 	    break;
+	  if (target < lo || target >= hi)
+	    {
+	      closed = false;
+	      break;
+	    }
 	  count++;
 	}
       /* A proven bound extends the scan, never shortens it: the words
@@ -662,7 +671,7 @@ emit_tables (struct finder *f)
 	  e.aux2 = t->jr;
 	  e.info = count;
 	  e.index = t->kind == TABLE_GPREL ? t->add : 0;
-	  e.flags = proven ? 0 : RELOC_F_UNPROVEN;
+	  e.flags = proven ? 0 : closed ? RELOC_F_CLOSED : RELOC_F_UNPROVEN;
 	  ok = reloc_table_add (f->table, &e);
 	}
     }

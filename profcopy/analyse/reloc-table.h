@@ -82,6 +82,13 @@ struct reloc_entry
    translates at run time (plan/got.c, plan_translations).  */
 #define RELOC_F_UNPROVEN	0x02
 
+/* A RELOC_JUMP_TABLE entry of a table whose number of entries no check
+   proves, but whose scan ended at a word that leads into no code (or
+   at the next table, or at the end of the data): the program cannot
+   read past it, so the entries found are all (used as proven ones;
+   only --dump-relocs tells them apart).  */
+#define RELOC_F_CLOSED	0x04
+
 struct reloc_table
 {
   struct reloc_entry *entries;
