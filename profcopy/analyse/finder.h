@@ -59,6 +59,9 @@ struct entry_path
   unsigned label_reg;
   uint32_t index_add;
   unsigned index_reg;
+  /* The store and the reload of the stack slot through which the sum
+     of the table's address and the index went, or 0.  */
+  uint32_t spill[2];
 };
 
 /* A constant stored to the stack, to be followed from its reloads.  */
@@ -163,6 +166,11 @@ bool enter_code_ref (struct finder *f, const struct insn *use, uint32_t c,
    constant VALUE of the GOT slot SLOT_ADDR (0: of a lui).  */
 bool reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
 			const struct insn *reload, bool *ok);
+/* Whether the reload RELOAD may see another value than the store
+   STORE puts in its slot: another store over the slot in its function
+   that reaches it, or one that regflow cannot follow.  */
+bool reload_sees_other_store (struct finder *f, const struct insn *store,
+			      const struct insn *reload, bool *ok);
 /* Enter the pending references that see one value.  */
 bool settle_pending (struct finder *f);
 /* Drop the references from entry FIRST of TABLE on whose addiu two

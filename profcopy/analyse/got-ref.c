@@ -104,12 +104,24 @@ readers (struct finder *f, const struct insn *def, unsigned reg, size_t *n,
   return copy_readers (f->rf, regflow_follow (f->rf, def, reg), n, ok);
 }
 
+/* Make EP's base a table of the jump at JR, unless the sum of its
+   address and the index came from a stack slot (EP->spill) that
+   another store may have written: the jump may read another table
+   then, and its addu of gp stays unexplained
+   (analysis_unknown_entries).  False when out of memory.  */
+
 static bool
 add_table (struct finder *f, const struct entry_path *ep, uint32_t jr)
 {
+  bool ok = true;
+
   for (size_t i = 0; i < f->n_tables; i++)
     if (f->tables[i].base == ep->base && f->tables[i].jr == jr)
       return true;
+  if (ep->spill[0] != 0
+      && reload_sees_other_store (f, code_insn_at (f->code, ep->spill[0]),
+				  code_insn_at (f->code, ep->spill[1]), &ok))
+    return ok;
   if (!array_room (&f->tables, &f->alloc_tables, f->n_tables,
 		   sizeof *f->tables, 64))
     return false;
@@ -243,14 +255,21 @@ follow_entry (struct finder *f, const struct insn *def, unsigned reg,
   return ok;
 }
 
-/* REG, set by DEF (the addu of the table's address and the index
-   register INDEX_REG), holds the constant C plus an index.  A load
-   through it reads an element of the table at C plus the load's
-   offset.  */
+static bool follow_indexed_spill (struct finder *f, const struct insn *store,
+				  uint32_t c, uint32_t add,
+				  unsigned index_reg);
+
+/* REG, set by DEF, holds the constant C plus an index: the sum that
+   the addu at ADD of the table's address and the index register
+   INDEX_REG made.  A load through it reads an element of the table at
+   C plus the load's offset.  The sum may wait in a stack slot once
+   (SPILL, the store and the reload, then): perl's S_regmatch computes
+   it before a loop and reloads it at each turn's jump.  */
 
 static bool
 follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
-		uint32_t c, unsigned index_reg)
+		uint32_t c, uint32_t add, unsigned index_reg,
+		const uint32_t spill[2])
 {
   bool ok = true;
   size_t n;
@@ -259,14 +278,58 @@ follow_indexed (struct finder *f, const struct insn *def, unsigned reg,
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
-      if (u->op == OP_LW && u->rs == reg && u->rt != REG_ZERO)
+      if (u->op == OP_LW && u->rs == reg && u->rt != REG_ZERO
+	  && u->rt != REG_SP)
 	{
 	  struct entry_path ep = { c + (uint32_t) u->imm, TABLE_ABS, 0, 0,
-				   def->addr, index_reg };
+				   add, index_reg, { 0, 0 } };
+	  if (spill != NULL)
+	    memcpy (ep.spill, spill, sizeof ep.spill);
 	  ok = follow_entry (f, u, u->rt, &ep, ENTRY_HOPS);
 	}
+      else if (spill == NULL && u->op == OP_SW && u->rs == REG_SP
+	       && u->rt == reg)
+	ok = follow_indexed_spill (f, u, c, add, index_reg);
     }
   free (use);
+  return ok;
+}
+
+/* The sum of follow_indexed waits in the stack slot that STORE writes:
+   follow it from every reload in STORE's function.  Whether another
+   store reaches the reload is asked only of a reload that leads to a
+   table's jump (add_table).  */
+
+static bool
+follow_indexed_spill (struct finder *f, const struct insn *store,
+		      uint32_t c, uint32_t add, unsigned index_reg)
+{
+  const struct insn **reloads;
+  uint32_t lo, hi;
+  size_t m;
+  bool ok = true;
+
+  if (!function_span (f, store->addr, &lo, &hi))
+    return true;
+  if (!regflow_follow_slot (f->rf, store))
+    return false;
+  m = f->rf->n_uses;
+  if (m == 0)
+    return true;
+  reloads = malloc (m * sizeof *reloads);
+  if (reloads == NULL)
+    return false;
+  memcpy (reloads, f->rf->uses, m * sizeof *reloads);
+  for (size_t k = 0; ok && k < m; k++)
+    {
+      const struct insn *r = reloads[k];
+      uint32_t spill[2] = { store->addr, r->addr };
+      if (r->rt == REG_ZERO || r->rt == REG_SP || r->addr < lo
+	  || r->addr >= hi)
+	continue;
+      ok = follow_indexed (f, r, r->rt, c, add, index_reg, spill);
+    }
+  free (reloads);
   return ok;
 }
 
@@ -473,8 +536,9 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	      for (size_t k = 0; ok && k < m; k++)
 		if (is_addu (use2[k]) && use2[k]->rd != REG_ZERO)
 		  ok = follow_indexed (f, use2[k], use2[k]->rd, t,
+				       use2[k]->addr,
 				       use2[k]->rs == u->rt ? use2[k]->rt
-				       : use2[k]->rs);
+				       : use2[k]->rs, NULL);
 		else if (use2[k]->op == OP_SW && use2[k]->rs == REG_SP
 			 && use2[k]->rt == u->rt && !is_reload (def))
 		  ok = add_spill (f, use2[k], t, 0, origin);
@@ -482,7 +546,8 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	    }
 	}
       else if (is_addu (u) && u->rd != REG_ZERO)
-	ok = follow_indexed (f, u, u->rd, c, u->rs == reg ? u->rt : u->rs);
+	ok = follow_indexed (f, u, u->rd, c, u->addr,
+			     u->rs == reg ? u->rt : u->rs, NULL);
       /* Another function's store of the register is not a spill of
 	 the constant (fd-find: a load of s4, walked on into the next
 	 function and further).  */

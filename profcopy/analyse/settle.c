@@ -25,6 +25,72 @@
 #include "reloc-finders.h"
 #include "finder.h"
 
+/* Whether a store over the slot of the reload RELOAD in its function,
+   other than those SAME accepts (with ARG), reaches it, or one that
+   regflow cannot follow (a partial store), or the function is not
+   known.  Uses and clobbers F's regflow; *OK false on allocation
+   failure.  */
+
+static bool
+slot_sees_other (struct finder *f, const struct insn *reload,
+		 bool (*same) (const struct finder *, const struct insn *,
+			       const void *),
+		 const void *arg, bool *ok)
+{
+  uint32_t lo, hi;
+  const struct insn *first;
+
+  *ok = true;
+  if (!function_span (f, reload->addr, &lo, &hi))
+    return true;
+  /* The span is within one section, whose words are in order.  */
+  first = code_insn_at (f->code, lo);
+  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
+    {
+      const struct insn *x = first + (a - lo) / 4;
+
+      if (x->rs != REG_SP
+	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
+	continue;
+      if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
+	  || x->op == OP_SWR || (x->op == OP_SW && x->imm != reload->imm))
+	return true;
+      if (x->op != OP_SW || same (f, x, arg))
+	continue;
+      if (!regflow_follow_slot (f->rf, x))
+	{
+	  *ok = false;
+	  return true;
+	}
+      for (size_t k = 0; k < f->rf->n_uses; k++)
+	if (f->rf->uses[k] == reload)
+	  return true;
+    }
+  return false;
+}
+
+/* The constant a spill of struct spill_key holds.  */
+
+struct spill_key
+{
+  uint32_t value, slot_addr;
+};
+
+/* slot_sees_other's test: the store X is a known spill of the constant
+   *ARG (a struct spill_key).  */
+
+static bool
+spills_value (const struct finder *f, const struct insn *x, const void *arg)
+{
+  const struct spill_key *key = arg;
+
+  for (size_t i = 0; i < f->n_spills; i++)
+    if (f->spills[i].store == x->addr && f->spills[i].value == key->value
+	&& f->spills[i].slot_addr == key->slot_addr)
+      return true;
+  return false;
+}
+
 /* Whether the reload RELOAD may see another value than the constant
    VALUE of the GOT slot SLOT_ADDR (0: of a lui): another store over
    its slot in its function (one not known to spill the same constant)
@@ -41,43 +107,25 @@ bool
 reload_sees_other (struct finder *f, uint32_t value, uint32_t slot_addr,
 		   const struct insn *reload, bool *ok)
 {
-  uint32_t lo, hi;
-  const struct insn *first;
+  struct spill_key key = { value, slot_addr };
 
-  *ok = true;
-  if (!function_span (f, reload->addr, &lo, &hi))
-    return true;
-  /* The span is within one section, whose words are in order.  */
-  first = code_insn_at (f->code, lo);
-  for (uint32_t a = lo; first != NULL && a < hi; a += 4)
-    {
-      const struct insn *x = first + (a - lo) / 4;
-      bool same = false;
+  return slot_sees_other (f, reload, spills_value, &key, ok);
+}
 
-      if (x->rs != REG_SP
-	  || x->imm <= reload->imm - 4 || x->imm >= reload->imm + 4)
-	continue;
-      if (x->op == OP_SB || x->op == OP_SH || x->op == OP_SWL
-	  || x->op == OP_SWR || (x->op == OP_SW && x->imm != reload->imm))
-	return true;
-      if (x->op != OP_SW)
-	continue;
-      for (size_t i = 0; i < f->n_spills && !same; i++)
-	same = (f->spills[i].store == x->addr
-		&& f->spills[i].value == value
-		&& f->spills[i].slot_addr == slot_addr);
-      if (same)
-	continue;
-      if (!regflow_follow_slot (f->rf, x))
-	{
-	  *ok = false;
-	  return true;
-	}
-      for (size_t k = 0; k < f->rf->n_uses; k++)
-	if (f->rf->uses[k] == reload)
-	  return true;
-    }
-  return false;
+/* slot_sees_other's test: X is the store *ARG.  */
+
+static bool
+is_store (const struct finder *f, const struct insn *x, const void *arg)
+{
+  (void) f;
+  return x == arg;
+}
+
+bool
+reload_sees_other_store (struct finder *f, const struct insn *store,
+			 const struct insn *reload, bool *ok)
+{
+  return slot_sees_other (f, reload, is_store, store, ok);
 }
 
 /* Fill F->writers[REG] for the function [LO, HI), whose first word is
