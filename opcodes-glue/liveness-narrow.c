@@ -128,14 +128,17 @@ entered_live (const struct code *code, const struct cfg *cfg,
   return live;
 }
 
-/* Order of cfg_entrant by function.  */
+/* Order of cfg_entrant by function, then by block (so by the function
+   that holds it: a function's blocks are consecutive).  */
 
 static int
 entrant_cmp (const void *x, const void *y)
 {
   const struct cfg_entrant *a = x, *b = y;
 
-  return a->func < b->func ? -1 : a->func > b->func;
+  if (a->func != b->func)
+    return a->func < b->func ? -1 : 1;
+  return a->block < b->block ? -1 : a->block > b->block;
 }
 
 /* Order of cfg_edge by origin, then target.  */
@@ -242,17 +245,18 @@ deps_build (struct deps *d, const uint32_t (*pairs)[2], size_t n,
 }
 
 /* Widen the ret_live of the narrowed function H of CFG over CODE with
-   what its entrants (BY_FUNC, FROM) bring but for DEAD[H], and its
-   returns' transfers in T with it.  Return whether it grew.  */
+   what its N_IN entrants IN bring but for DEAD[H], and its returns'
+   transfers in T with it.  Return whether it grew.  The sets only
+   grow, so when the sets of the function that holds some entrants
+   changed, those entrants are all that need be looked at again.  */
 
 static bool
 widen_ret (const struct code *code, struct cfg *cfg, size_t h,
-	   const struct cfg_entrant *by_func, const size_t *from,
-	   const uint64_t *dead, struct transfer *t)
+	   const struct cfg_entrant *in, size_t n_in, const uint64_t *dead,
+	   struct transfer *t)
 {
   struct function *fn = &cfg->funcs[h];
-  uint64_t live = entered_live (code, cfg, by_func + from[h],
-				from[h + 1] - from[h]) & ~dead[h];
+  uint64_t live = entered_live (code, cfg, in, n_in) & ~dead[h];
 
   if ((live | fn->ret_live) == fn->ret_live)
     return false;
@@ -265,6 +269,21 @@ widen_ret (const struct code *code, struct cfg *cfg, size_t h,
 			     &t[i]);
     }
   return true;
+}
+
+/* The number of entrants from BY_FUNC[K] on (up to END) that enter the
+   same function from the same function of CFG as it.  */
+
+static size_t
+entrant_run (const struct cfg *cfg, const struct cfg_entrant *by_func,
+	     size_t k, size_t end)
+{
+  size_t n = 1;
+  uint32_t g = cfg->blocks[by_func[k].block].func;
+
+  while (k + n < end && cfg->blocks[by_func[k + n].block].func == g)
+    n++;
+  return n;
 }
 
 /* Solve every function of CFG over CODE to the least solution: the
@@ -309,13 +328,15 @@ solve_all (const struct code *code, struct cfg *cfg,
     }
   if (!deps_build (&users, (const uint32_t (*)[2]) pairs, n_pairs, nf))
     goto done;
-  /* CALLERS: a function holds entrants of a narrowed one.  */
+  /* CALLERS: a function holds entrants of a narrowed one, the first of
+     a run of them in BY_FUNC (entrant_run).  */
   n_pairs = 0;
   for (size_t h = 0; h < nf; h++)
-    for (size_t k = from[h]; k < from[h + 1]; k++)
+    for (size_t k = from[h]; k < from[h + 1];
+	 k += entrant_run (cfg, by_func, k, from[h + 1]))
       {
 	if (!pair_add (&pairs, &n_pairs, &max_pairs,
-		       cfg->blocks[by_func[k].block].func, (uint32_t) h))
+		       cfg->blocks[by_func[k].block].func, (uint32_t) k))
 	  goto done;
       }
   if (!deps_build (&callers, (const uint32_t (*)[2]) pairs, n_pairs, nf))
@@ -325,7 +346,8 @@ solve_all (const struct code *code, struct cfg *cfg,
      the functions that jump in.  */
   for (size_t h = 0; h < nf; h++)
     if (narrow[h])
-      widen_ret (code, cfg, h, by_func, from, dead, t);
+      widen_ret (code, cfg, h, by_func + from[h], from[h + 1] - from[h],
+		 dead, t);
   for (size_t f = nf; f-- > 0;)
     {
       stack[sp++] = (uint32_t) f;
@@ -350,10 +372,12 @@ solve_all (const struct code *code, struct cfg *cfg,
 	  }
       for (uint32_t k = callers.first[f]; k < callers.first[f + 1]; k++)
 	{
-	  uint32_t h = callers.to[k];
+	  uint32_t r = callers.to[k], h = by_func[r].func;
 
 	  if (!narrow[h]
-	      || !widen_ret (code, cfg, h, by_func, from, dead, t))
+	      || !widen_ret (code, cfg, h, by_func + r,
+			     entrant_run (cfg, by_func, r, from[h + 1]),
+			     dead, t))
 	    continue;
 	  grew[h] = 1;
 	  if (!queued[h])
