@@ -242,6 +242,9 @@ struct layout
   uint32_t *probe_stub;
   uint8_t *probe_new_stub;
   uint32_t *past_probe;
+  /* Or NULL: per function entry word, the address of its t9
+     trampoline (PLAN.T9_TRAMP).  */
+  uint32_t *tramp;
 };
 
 /* The addresses of the parts of the new segment that the emitted code
@@ -283,6 +286,7 @@ struct rewrite_stats
   size_t n_gotref_nogp;		/* Got-ref addius where gp may not be valid.  */
   size_t n_gotref_unsafe;	/* Those still written relative to gp.  */
   size_t n_probes, n_probe_stubs; /* --calls probe sites and stubs.  */
+  size_t n_t9_tramps;		/* t9 trampolines (plan_t9_trampolines).  */
 };
 
 /* What the analysis proves of each word, block and function, which
@@ -326,6 +330,11 @@ struct plan
 				   its run-time translation (kind COUNT_GP),
 				   or kind 0xff for none.  */
   size_t n_xlate_guarded;	/* Translations with the gp guard.  */
+  /* Or NULL: per function entry word, the register in which its t9
+     trampoline keeps ra (0: no trampoline); per word, 1 for a bal
+     that goes to its callee's trampoline (plan_t9_trampolines).  */
+  uint8_t *t9_tramp;
+  uint8_t *t9_call;
   /* --calls: per original word, PROBE_ENTRY at a function's entry,
      PROBE_EXIT at a return or tail jump, else 0.  */
   bool calls;

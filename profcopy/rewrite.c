@@ -204,6 +204,10 @@ report (const struct rewriter *rw, const char *in_path)
 	   s->n_xlate, e->plan.n_xlate_guarded, s->n_xlate_skipped,
 	   e->plan.got.n_new, s->n_probes, s->n_probe_stubs,
 	   e->layout.text_size);
+  if (s->n_t9_tramps > 0)
+    fprintf (stderr, "profcopy: %s: %zu functions without gp given a "
+	     "trampoline that sets t9 for the bal calls of this object\n",
+	     in_path, s->n_t9_tramps);
   if (s->n_gotref_nogp > 0)
     fprintf (stderr, "profcopy: %s: %zu GOT references where gp may not "
 	     "be valid, written without gp (%zu left relative to gp)\n",

@@ -286,6 +286,11 @@ uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 
 bool t9_dataflow (struct emitter *e, char **errmsg);
 
+/* Plan the trampolines that set t9 for functions without gp that
+   calls of their own object enter by bal (PLAN.T9_TRAMP, T9_CALL).
+   Needs the live sets.  False when out of memory.  */
+bool plan_t9_trampolines (struct emitter *e);
+
 /* Fill T9[i] (one per block) with the original code address that t9
    holds on every way into block i, or 0.  */
 void t9_constants (const struct emitter *e, uint32_t *t9);
@@ -450,6 +455,7 @@ void put_syscall_hook (struct cursor *c);
 
 void put_jump_note (struct cursor *c, uint32_t addr);
 
+void put_t9_tramp (struct cursor *c, uint32_t entry, unsigned r);
 void put_xlate (struct cursor *c, const struct insn *insn,
 		const struct snippet *sn);
 

@@ -12,6 +12,7 @@
 
 #include "stages.h"
 #include "regstate.h"
+#include "mips-ops.h"
 
 /* t9 after INSN, given whether it held the function's entry before.  */
 
@@ -255,13 +256,261 @@ mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
 	    || !entry_ok[to - cfg->blocks]
 	    || (from->func == to->func && insn->kind != INSN_CALL))
 	  continue;
-	if (!t9_holds_at (e, t9, from, insn, insn->target))
+	if (!t9_holds_at (e, t9, from, insn, insn->target)
+	    && (e->plan.t9_call == NULL
+		|| !e->plan.t9_call[emit_word_index (e, insn->addr)]))
 	  entry_ok[to - cfg->blocks] = 0;
       }
   free (t9);
   for (size_t i = 1; i < cfg->n_blocks; i++)
     if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i]))
       entry_ok[i] = 0;
+}
+
+/* True if INSN is `bal' (bgezal $zero), a direct call relative to
+   the pc.  */
+
+static bool
+is_bal (const struct insn *insn)
+{
+  return insn->kind == INSN_CALL && insn->op == OP_REGIMM
+	 && insn->rs == REG_ZERO
+	 && ((insn->word >> 16) & 0x1f) == REGIMM_BGEZAL;
+}
+
+/* The registers that the trampoline of function F (entry block EB)
+   may keep ra in: dead on entry, written by F itself (so that no caller
+   keeps a value in one across a call, GCC's -fipa-ra or not), not t9
+   or ra; none if F writes t9 (t9 would not stay its entry's
+   address).  */
+
+static uint64_t
+tramp_registers (const struct emitter *e, const struct function *f,
+		 const struct block *eb)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint64_t writes = 0;
+
+  for (uint32_t j = 0; j < f->n_blocks; j++)
+    {
+      const struct block *b = &cfg->blocks[f->first_block + j];
+      for (uint32_t at = b->start; at < b->end; at += 4)
+	{
+	  const struct insn *insn = code_insn_at (&e->a->code, at);
+	  if (insn == NULL)
+	    return 0;
+	  writes |= insn->writes;
+	}
+    }
+  if (writes & R (REG_T9))
+    return 0;
+  return writes & ~eb->live_in & SCRATCH_MASK & ~R (REG_T9) & ~R (REG_RA);
+}
+
+/* The registers that block B certainly writes (not in the slot of a
+   branch-likely, which may be annulled).  */
+
+static uint64_t
+block_writes (const struct emitter *e, const struct block *b)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  uint64_t w = 0;
+
+  for (uint32_t at = b->start; at < b->end; at += 4)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, at);
+      if (insn != NULL
+	  && !(insn == slot && ctl != NULL && (ctl->flags & INSN_F_LIKELY)))
+	w |= insn->writes;
+    }
+  return w;
+}
+
+/* The registers of MASK that function F of E writes on every way from
+   its entry to each of its ways out (a block with no successor in F),
+   so that its callers find the function's values there whatever a
+   trampoline put in them: a forward dataflow of the registers
+   certainly written, over F's blocks, none on entry or where another
+   function's code comes in.  IN is room for F's blocks.  */
+
+static uint64_t
+always_written (const struct emitter *e, const struct function *f,
+		uint64_t mask, uint64_t *in)
+{
+  const struct cfg *cfg = &e->a->cfg;
+  uint32_t first = f->first_block, n = f->n_blocks;
+  bool changed = true;
+  uint64_t all = mask;
+
+  for (uint32_t j = 0; j < n; j++)
+    in[j] = j == 0 ? 0 : mask;
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+      {
+	uint32_t t = cfg->blocks[i].succ[k];
+	if (t >= first && t < first + n && (i < first || i >= first + n))
+	  in[t - first] = 0;
+      }
+  while (changed)
+    {
+      changed = false;
+      for (uint32_t j = 0; j < n; j++)
+	{
+	  const struct block *b = &cfg->blocks[first + j];
+	  uint64_t out = (in[j] | block_writes (e, b)) & mask;
+	  for (uint32_t k = 0; k < b->n_succ; k++)
+	    {
+	      uint32_t t = b->succ[k];
+	      if (t >= first && t < first + n && (in[t - first] & ~out))
+		{
+		  in[t - first] &= out;
+		  changed = true;
+		}
+	    }
+	}
+    }
+  for (uint32_t j = 0; j < n; j++)
+    {
+      const struct block *b = &cfg->blocks[first + j];
+      bool leaves = true;
+      for (uint32_t k = 0; k < b->n_succ; k++)
+	if (b->succ[k] >= first && b->succ[k] < first + n)
+	  leaves = false;
+      if (leaves || (b->flags & (BLOCK_F_RETURN | BLOCK_F_INDIRECT)))
+	all &= in[j] | block_writes (e, b);
+    }
+  return all;
+}
+
+/* The first register of scratch_order in MASK, or 0.  */
+
+static unsigned
+first_scratch (uint64_t mask)
+{
+  for (size_t i = 0; i < sizeof scratch_order; i++)
+    if (mask & R (scratch_order[i]))
+      return scratch_order[i];
+  return 0;
+}
+
+/* Plan the t9 trampolines of a position-independent object.  A
+   function without gp counts pc-relative (a bal for every increment)
+   unless t9 holds its entry's address, which every call through t9
+   from another object guarantees, but not the `bal' of a caller in the
+   same object (glibc's strlen, memchr, strchr: libc calls them so).
+   When every direct way into such a function that does not set t9 is
+   a bal after which t9 and a register R that the function writes
+   anyway are dead, and the function never writes t9, its copy gets a
+   trampoline (emit/hooks.c, put_t9_tramp: t9 set to the entry, ra
+   kept in R) and those calls go there (PLAN.T9_TRAMP, PLAN.T9_CALL);
+   mark_t9_entries then takes the entry as one where t9 is set.  Uses
+   the live sets.  False when out of memory.  */
+
+bool
+plan_t9_trampolines (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  const struct code *code = &a->code;
+  uint32_t *t9;
+  uint64_t *regs, *always, *in;
+  uint8_t *bad;
+  bool any = false;
+
+  if (e->fixed_address)
+    return true;
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      if (code->sections[s].insns[k].kind == INSN_ICALL
+	  && code->sections[s].insns[k].rs != REG_T9)
+	return true;
+  t9 = malloc ((cfg->n_blocks + 1) * sizeof *t9);
+  regs = calloc (cfg->n_funcs + 1, sizeof *regs);
+  always = calloc (cfg->n_funcs + 1, sizeof *always);
+  in = malloc ((cfg->n_blocks + 1) * sizeof *in);
+  bad = calloc (cfg->n_funcs + 1, 1);
+  if (t9 == NULL || regs == NULL || always == NULL || in == NULL
+      || bad == NULL)
+    goto nomem;
+  t9_constants (e, t9);
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    {
+      const struct function *fn = &cfg->funcs[f];
+      long w = emit_word_index (e, fn->entry);
+      if (fn->n_blocks == 0 || w < 0 || e->facts.gp_valid[w]
+	  || cfg->blocks[fn->first_block].start != fn->entry)
+	continue;
+      regs[f] = tramp_registers (e, fn, &cfg->blocks[fn->first_block]);
+      if (regs[f] != 0)
+	always[f] = always_written (e, fn, regs[f], in);
+    }
+  /* A function with a way in that neither sets t9 nor can be sent to
+     the trampoline, or whose callers leave it no register to keep ra
+     in, gets none.  */
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *from, *to, *back;
+	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+	    && insn->kind != INSN_JUMP)
+	  continue;
+	to = cfg_block_at (cfg, insn->target);
+	from = cfg_block_at (cfg, insn->addr);
+	if (to == NULL || from == NULL || to->start != insn->target
+	    || cfg->funcs[to->func].entry != to->start || !regs[to->func]
+	    || (from->func == to->func && insn->kind != INSN_CALL)
+	    || t9_holds_at (e, t9, from, insn, insn->target))
+	  continue;
+	back = cfg_block_at (cfg, from->end);
+	if (!is_bal (insn) || back == NULL || back->start != from->end
+	    || (back->live_in & R (REG_T9)))
+	  bad[to->func] = 1;
+	else
+	  {
+	    regs[to->func] &= ~back->live_in | always[to->func];
+	    any = true;
+	  }
+      }
+  if (any)
+    {
+      e->plan.t9_tramp = calloc (e->n_words + 1, 1);
+      e->plan.t9_call = calloc (e->n_words + 1, 1);
+      if (e->plan.t9_tramp == NULL || e->plan.t9_call == NULL)
+	goto nomem;
+    }
+  for (size_t s = 0; any && s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	const struct block *from, *to;
+	if (!is_bal (insn))
+	  continue;
+	to = cfg_block_at (cfg, insn->target);
+	from = cfg_block_at (cfg, insn->addr);
+	if (to == NULL || from == NULL || to->start != insn->target
+	    || cfg->funcs[to->func].entry != to->start || !regs[to->func]
+	    || bad[to->func] || t9_holds_at (e, t9, from, insn, insn->target))
+	  continue;
+	e->plan.t9_call[emit_word_index (e, insn->addr)] = 1;
+	e->plan.t9_tramp[emit_word_index (e, insn->target)]
+	  = (uint8_t) first_scratch (regs[to->func]);
+      }
+  free (t9);
+  free (regs);
+  free (always);
+  free (in);
+  free (bad);
+  return true;
+
+ nomem:
+  free (t9);
+  free (regs);
+  free (always);
+  free (in);
+  free (bad);
+  return false;
 }
 
 /* Compute t9_valid for every word of a position-independent object: a

@@ -227,6 +227,22 @@ put_xlate (struct cursor *c, const struct insn *insn, const struct snippet *sn)
   put_unspill (c, sn, 0);
 }
 
+/* Write the t9 trampoline of the function whose copy starts at ENTRY
+   (plan_t9_trampolines), keeping ra in register R: t9 becomes ENTRY,
+   relative to a bal, and control goes on there.  */
+
+void
+put_t9_tramp (struct cursor *c, uint32_t entry, unsigned r)
+{
+  uint32_t here = c->pc;
+
+  put (c, enc_addu (r, REG_RA, 0));			/* move r, ra */
+  put (c, enc_bal (1));					/* ra = here + 12 */
+  put (c, itype (OP_ADDIU, REG_RA, REG_T9, entry - (here + 12)));
+  put (c, itype (OP_BEQ, 0, 0, (entry - (here + 16)) / 4)); /* b entry */
+  put (c, enc_addu (REG_RA, r, 0));			/* move ra, r */
+}
+
 /* The probe stub: save every register the runtime's probe routines may
    write (at, v0-v1, a0-a3, t0-t9, gp, ra, HI, LO; they use no FP
    register), call the routine the runtime put in the slot the site's

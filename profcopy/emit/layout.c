@@ -105,6 +105,25 @@ retarget_entry_branches (struct emitter *e)
     }
 }
 
+/* Send the bals that plan_t9_trampolines chose to their callee's t9
+   trampoline.  */
+
+static void
+retarget_t9_calls (struct emitter *e)
+{
+  const struct code *code = &e->a->code;
+
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      {
+	const struct insn *insn = &code->sections[s].insns[k];
+	long w = emit_word_index (e, insn->addr);
+	if (w >= 0 && e->plan.t9_call[w])
+	  e->layout.retarget[w]
+	    = e->layout.tramp[emit_word_index (e, insn->target)];
+      }
+}
+
 /* Note an increment at PC in ISL.  */
 
 void
@@ -155,6 +174,8 @@ layout_pass (struct emitter *e, char **errmsg)
     return false;
   if (e->plan.calls)
     retarget_entry_branches (e);
+  if (e->plan.t9_call != NULL)
+    retarget_t9_calls (e);
   return true;
 }
 

@@ -447,6 +447,9 @@ emit_free (struct emitter *e)
   free (e->layout.probe_stub);
   free (e->layout.probe_new_stub);
   free (e->layout.past_probe);
+  free (e->plan.t9_tramp);
+  free (e->plan.t9_call);
+  free (e->layout.tramp);
   derive_free (&e->plan.derive);
   free (e->plan.got.new_values);
   free (e->plan.got.target_of);

@@ -145,6 +145,14 @@ walk_block (struct walk *wk, struct cursor *c, size_t i, char **errmsg)
   long ws = emit_word_index (e, b->start);
   bool over;
 
+  if (e->plan.t9_tramp != NULL && e->plan.t9_tramp[ws] != 0)
+    {
+      if (l != NULL)
+	l->tramp[ws] = c->pc;
+      put_t9_tramp (c, e->layout.map[ws], e->plan.t9_tramp[ws]);
+      if (wk->lay == NULL)
+	e->stats.n_t9_tramps++;
+    }
   if (e->layout.needs_pad[ws])
     {
       if (l != NULL)

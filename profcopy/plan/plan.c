@@ -536,8 +536,16 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     mark_jump_notes (e);
   if (!all_blocks && !mark_edge_candidates (e))
     goto nomem;
-  if (!plan_got (e, errmsg)
-      || !t9_dataflow (e, errmsg))
+  if (!plan_got (e, errmsg))
+    return false;
+  /* The counters' registers and the t9 trampolines need the live
+     sets.  */
+  if (!call_sites_wait (sites) || !plan_t9_trampolines (e)
+      || (e->plan.t9_tramp != NULL
+	  && (e->layout.tramp = calloc (total + 1,
+					sizeof *e->layout.tramp)) == NULL))
+    goto nomem;
+  if (!t9_dataflow (e, errmsg))
     return false;
   /* The calls that never return, hence the cold blocks, are known once
      plan_got knows what t9 holds.  */
@@ -550,14 +558,6 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
 					   &e->stats.n_profiled);
   if (cold == NULL || cost == NULL || (!all_blocks && est.taken == NULL)
       || (!all_blocks && n_used > 0 && e->plan.counts == NULL))
-    {
-      free (cold);
-      free (cost);
-      free (est.taken);
-      goto nomem;
-    }
-  /* The counters' registers need the live sets.  */
-  if (!call_sites_wait (sites))
     {
       free (cold);
       free (cost);
