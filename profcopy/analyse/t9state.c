@@ -281,15 +281,15 @@ is_bal (const struct insn *insn)
 /* The registers that the trampoline of function F (entry block EB)
    may keep ra in: dead on entry, written by F itself (so that no caller
    keeps a value in one across a call, GCC's -fipa-ra or not), not t9
-   or ra; none if F writes t9 (t9 would not stay its entry's
-   address).  */
+   or ra; none if F reads or writes t9 (it would not stay its entry's
+   address, or F would read the caller's) or makes a call.  */
 
 static uint64_t
 tramp_registers (const struct emitter *e, const struct function *f,
 		 const struct block *eb)
 {
   const struct cfg *cfg = &e->a->cfg;
-  uint64_t writes = 0;
+  uint64_t writes = 0, reads = 0;
 
   for (uint32_t j = 0; j < f->n_blocks; j++)
     {
@@ -297,12 +297,14 @@ tramp_registers (const struct emitter *e, const struct function *f,
       for (uint32_t at = b->start; at < b->end; at += 4)
 	{
 	  const struct insn *insn = code_insn_at (&e->a->code, at);
-	  if (insn == NULL)
+	  if (insn == NULL || insn->kind == INSN_CALL
+	      || insn->kind == INSN_ICALL)
 	    return 0;
 	  writes |= insn->writes;
+	  reads |= insn->reads;
 	}
     }
-  if (writes & R (REG_T9))
+  if ((writes | reads) & R (REG_T9))
     return 0;
   return writes & ~eb->live_in & SCRATCH_MASK & ~R (REG_T9) & ~R (REG_RA);
 }
@@ -401,7 +403,8 @@ first_scratch (uint64_t mask)
    same object (glibc's strlen, memchr, strchr: libc calls them so).
    When every direct way into such a function that does not set t9 is
    a bal after which t9 and a register R that the function writes
-   anyway are dead, and the function never writes t9, its copy gets a
+   anyway are dead (and whose slot leaves t9 alone), and the function
+   calls nothing and neither reads nor writes t9, its copy gets a
    trampoline (emit/hooks.c, put_t9_tramp: t9 set to the entry, ra
    kept in R) and those calls go there (PLAN.T9_TRAMP, PLAN.T9_CALL);
    mark_t9_entries then takes the entry as one where t9 is set.  Uses
@@ -452,6 +455,7 @@ plan_t9_trampolines (struct emitter *e)
     for (size_t k = 0; k < code->sections[s].n_insns; k++)
       {
 	const struct insn *insn = &code->sections[s].insns[k];
+	const struct insn *slot;
 	const struct block *from, *to, *back;
 	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
 	    && insn->kind != INSN_JUMP)
@@ -464,8 +468,10 @@ plan_t9_trampolines (struct emitter *e)
 	    || t9_holds_at (e, t9, from, insn, insn->target))
 	  continue;
 	back = cfg_block_at (cfg, from->end);
+	slot = code_insn_at (code, insn->addr + 4);
 	if (!is_bal (insn) || back == NULL || back->start != from->end
-	    || (back->live_in & R (REG_T9)))
+	    || (back->live_in & R (REG_T9)) || slot == NULL
+	    || ((slot->reads | slot->writes) & R (REG_T9)))
 	  bad[to->func] = 1;
 	else
 	  {

@@ -238,10 +238,13 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
      set to it, though no GOT load or got-ref shows that here (clang's
      code moves it from a register that got a GOT page plus %lo the
      analysis did not follow): t9 gets the target's new address, as the
-     target expects, not the old one it may hold.  */
+     target expects, not the old one it may hold.  So does a bal sent
+     to its callee's t9 trampoline (plan_t9_trampolines) that does not
+     reach it: the long call sets t9 as the trampoline would.  */
   t9_entry = (call || jump) && !(moved & R (REG_T9))
-	     && pro != NULL && pro->via == VIA_T9
-	     && pro->target == insn->target
+	     && ((pro != NULL && pro->via == VIA_T9
+		  && pro->target == insn->target)
+		 || (e->plan.t9_call != NULL && e->plan.t9_call[w]))
 	     && !((slot->reads | slot->writes) & R (REG_T9));
 
   /* For a call, R is written before the slot runs, so it must be dead
