@@ -204,6 +204,23 @@ t9_holds_at (const struct emitter *e, const uint32_t *t9,
   return v == target;
 }
 
+/* If INSN is a direct call, branch or jump to the start of a block of
+   CFG in another function (a call: in any), set *FROM and *TO to its
+   block and the target's and return true.  */
+
+static bool
+direct_way_in (const struct cfg *cfg, const struct insn *insn,
+	       const struct block **from, const struct block **to)
+{
+  if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
+      && insn->kind != INSN_JUMP)
+    return false;
+  *to = cfg_block_at (cfg, insn->target);
+  *from = cfg_block_at (cfg, insn->addr);
+  return *to != NULL && *from != NULL && (*to)->start == insn->target
+	 && ((*from)->func != (*to)->func || insn->kind == INSN_CALL);
+}
+
 static void
 mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
 {
@@ -247,14 +264,8 @@ mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
       {
 	const struct insn *insn = &code->sections[s].insns[k];
 	const struct block *from, *to;
-	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
-	    && insn->kind != INSN_JUMP)
-	  continue;
-	to = cfg_block_at (cfg, insn->target);
-	from = cfg_block_at (cfg, insn->addr);
-	if (to == NULL || from == NULL || to->start != insn->target
-	    || !entry_ok[to - cfg->blocks]
-	    || (from->func == to->func && insn->kind != INSN_CALL))
+	if (!direct_way_in (cfg, insn, &from, &to)
+	    || !entry_ok[to - cfg->blocks])
 	  continue;
 	if (!t9_holds_at (e, t9, from, insn, insn->target)
 	    && (e->plan.t9_call == NULL
@@ -457,14 +468,8 @@ plan_t9_trampolines (struct emitter *e)
 	const struct insn *insn = &code->sections[s].insns[k];
 	const struct insn *slot;
 	const struct block *from, *to, *back;
-	if (insn->kind != INSN_CALL && insn->kind != INSN_BRANCH
-	    && insn->kind != INSN_JUMP)
-	  continue;
-	to = cfg_block_at (cfg, insn->target);
-	from = cfg_block_at (cfg, insn->addr);
-	if (to == NULL || from == NULL || to->start != insn->target
+	if (!direct_way_in (cfg, insn, &from, &to)
 	    || cfg->funcs[to->func].entry != to->start || !regs[to->func]
-	    || (from->func == to->func && insn->kind != INSN_CALL)
 	    || t9_holds_at (e, t9, from, insn, insn->target))
 	  continue;
 	back = cfg_block_at (cfg, from->end);
@@ -491,11 +496,7 @@ plan_t9_trampolines (struct emitter *e)
       {
 	const struct insn *insn = &code->sections[s].insns[k];
 	const struct block *from, *to;
-	if (!is_bal (insn))
-	  continue;
-	to = cfg_block_at (cfg, insn->target);
-	from = cfg_block_at (cfg, insn->addr);
-	if (to == NULL || from == NULL || to->start != insn->target
+	if (!is_bal (insn) || !direct_way_in (cfg, insn, &from, &to)
 	    || cfg->funcs[to->func].entry != to->start || !regs[to->func]
 	    || bad[to->func] || t9_holds_at (e, t9, from, insn, insn->target))
 	  continue;
