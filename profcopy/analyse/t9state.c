@@ -345,11 +345,12 @@ block_writes (const struct emitter *e, const struct block *b)
    so that its callers find the function's values there whatever a
    trampoline put in them: a forward dataflow of the registers
    certainly written, over F's blocks, none on entry or where another
-   function's code comes in.  IN is room for F's blocks.  */
+   function's code comes in (FOREIGN, per block of the CFG).  IN is
+   room for F's blocks.  */
 
 static uint64_t
 always_written (const struct emitter *e, const struct function *f,
-		uint64_t mask, uint64_t *in)
+		uint64_t mask, const uint8_t *foreign, uint64_t *in)
 {
   const struct cfg *cfg = &e->a->cfg;
   uint32_t first = f->first_block, n = f->n_blocks;
@@ -357,14 +358,7 @@ always_written (const struct emitter *e, const struct function *f,
   uint64_t all = mask;
 
   for (uint32_t j = 0; j < n; j++)
-    in[j] = j == 0 ? 0 : mask;
-  for (size_t i = 0; i < cfg->n_blocks; i++)
-    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
-      {
-	uint32_t t = cfg->blocks[i].succ[k];
-	if (t >= first && t < first + n && (i < first || i >= first + n))
-	  in[t - first] = 0;
-      }
+    in[j] = j == 0 || foreign[first + j] ? 0 : mask;
   while (changed)
     {
       changed = false;
@@ -429,7 +423,7 @@ plan_t9_trampolines (struct emitter *e)
   const struct code *code = &a->code;
   uint32_t *t9;
   uint64_t *regs, *always, *in;
-  uint8_t *bad;
+  uint8_t *bad, *foreign;
   bool any = false;
 
   if (e->fixed_address)
@@ -444,9 +438,15 @@ plan_t9_trampolines (struct emitter *e)
   always = calloc (cfg->n_funcs + 1, sizeof *always);
   in = malloc ((cfg->n_blocks + 1) * sizeof *in);
   bad = calloc (cfg->n_funcs + 1, 1);
+  foreign = calloc (cfg->n_blocks + 1, 1);
   if (t9 == NULL || regs == NULL || always == NULL || in == NULL
-      || bad == NULL)
+      || bad == NULL || foreign == NULL)
     goto nomem;
+  /* The blocks that another function's code goes to.  */
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+      if (cfg->blocks[cfg->blocks[i].succ[k]].func != cfg->blocks[i].func)
+	foreign[cfg->blocks[i].succ[k]] = 1;
   t9_constants (e, t9);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     {
@@ -457,7 +457,7 @@ plan_t9_trampolines (struct emitter *e)
 	continue;
       regs[f] = tramp_registers (e, fn, &cfg->blocks[fn->first_block]);
       if (regs[f] != 0)
-	always[f] = always_written (e, fn, regs[f], in);
+	always[f] = always_written (e, fn, regs[f], foreign, in);
     }
   /* A function with a way in that neither sets t9 nor can be sent to
      the trampoline, or whose callers leave it no register to keep ra
@@ -509,6 +509,7 @@ plan_t9_trampolines (struct emitter *e)
   free (always);
   free (in);
   free (bad);
+  free (foreign);
   return true;
 
  nomem:
@@ -517,6 +518,7 @@ plan_t9_trampolines (struct emitter *e)
   free (always);
   free (in);
   free (bad);
+  free (foreign);
   return false;
 }
 
