@@ -284,12 +284,10 @@ int gp_check_reloads (struct emitter *e);
 uint32_t t9_const_step (const struct emitter *e, uint32_t value,
 			const struct insn *insn);
 
-bool t9_dataflow (struct emitter *e, char **errmsg);
-
 /* Plan the trampolines that set t9 for functions without gp that
-   calls of their own object enter by bal (PLAN.T9_TRAMP, T9_CALL).
-   Needs the live sets.  False when out of memory.  */
-bool plan_t9_trampolines (struct emitter *e);
+   calls of their own object enter by bal (PLAN.T9_TRAMP, T9_CALL),
+   then fill FACTS.T9_VALID.  Needs the live sets.  */
+bool t9_dataflow (struct emitter *e, char **errmsg);
 
 /* Fill T9[i] (one per block) with the original code address that t9
    holds on every way into block i, or 0.  */

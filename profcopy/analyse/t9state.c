@@ -221,27 +221,24 @@ direct_way_in (const struct cfg *cfg, const struct insn *insn,
 	 && ((*from)->func != (*to)->func || insn->kind == INSN_CALL);
 }
 
+/* Set ENTRY_OK[i] for every block i where t9 holds the new address of
+   the entry of its function on every direct way in, given the block
+   constants T9 (t9_constants).  */
+
 static void
-mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
+mark_t9_entries (const struct emitter *e, const uint32_t *t9,
+		 unsigned char *entry_ok)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
-  uint32_t *t9 = malloc ((cfg->n_blocks + 1) * sizeof *t9);
-
-  if (t9 == NULL)
-    return;
-  t9_constants (e, t9);
 
   /* Code that calls through another register breaks the convention.  */
   for (size_t s = 0; s < code->n_sections; s++)
     for (size_t k = 0; k < code->sections[s].n_insns; k++)
       if (code->sections[s].insns[k].kind == INSN_ICALL
 	  && code->sections[s].insns[k].rs != REG_T9)
-	{
-	  free (t9);
-	  return;
-	}
+	return;
 
   /* A function known only from a code address in data may be a label
      of a computed goto, which a jump through another register enters
@@ -272,7 +269,6 @@ mark_t9_entries (const struct emitter *e, unsigned char *entry_ok)
 		|| !e->plan.t9_call[emit_word_index (e, insn->addr)]))
 	  entry_ok[to - cfg->blocks] = 0;
       }
-  free (t9);
   for (size_t i = 1; i < cfg->n_blocks; i++)
     if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i]))
       entry_ok[i] = 0;
@@ -412,16 +408,16 @@ first_scratch (uint64_t mask)
    calls nothing and neither reads nor writes t9, its copy gets a
    trampoline (emit/hooks.c, put_t9_tramp: t9 set to the entry, ra
    kept in R) and those calls go there (PLAN.T9_TRAMP, PLAN.T9_CALL);
-   mark_t9_entries then takes the entry as one where t9 is set.  Uses
-   the live sets.  False when out of memory.  */
+   mark_t9_entries then takes the entry as one where t9 is set.  T9:
+   the block constants (t9_constants).  Uses the live sets.  False
+   when out of memory.  */
 
-bool
-plan_t9_trampolines (struct emitter *e)
+static bool
+plan_t9_trampolines (struct emitter *e, const uint32_t *t9)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
-  uint32_t *t9;
   uint64_t *regs, *always, *in;
   uint8_t *bad, *foreign;
   bool any = false;
@@ -433,21 +429,19 @@ plan_t9_trampolines (struct emitter *e)
       if (code->sections[s].insns[k].kind == INSN_ICALL
 	  && code->sections[s].insns[k].rs != REG_T9)
 	return true;
-  t9 = malloc ((cfg->n_blocks + 1) * sizeof *t9);
   regs = calloc (cfg->n_funcs + 1, sizeof *regs);
   always = calloc (cfg->n_funcs + 1, sizeof *always);
   in = malloc ((cfg->n_blocks + 1) * sizeof *in);
   bad = calloc (cfg->n_funcs + 1, 1);
   foreign = calloc (cfg->n_blocks + 1, 1);
-  if (t9 == NULL || regs == NULL || always == NULL || in == NULL
-      || bad == NULL || foreign == NULL)
+  if (regs == NULL || always == NULL || in == NULL || bad == NULL
+      || foreign == NULL)
     goto nomem;
   /* The blocks that another function's code goes to.  */
   for (size_t i = 0; i < cfg->n_blocks; i++)
     for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
       if (cfg->blocks[cfg->blocks[i].succ[k]].func != cfg->blocks[i].func)
 	foreign[cfg->blocks[i].succ[k]] = 1;
-  t9_constants (e, t9);
   for (size_t f = 0; f < cfg->n_funcs; f++)
     {
       const struct function *fn = &cfg->funcs[f];
@@ -488,7 +482,9 @@ plan_t9_trampolines (struct emitter *e)
     {
       e->plan.t9_tramp = calloc (e->n_words + 1, 1);
       e->plan.t9_call = calloc (e->n_words + 1, 1);
-      if (e->plan.t9_tramp == NULL || e->plan.t9_call == NULL)
+      e->layout.tramp = calloc (e->n_words + 1, sizeof *e->layout.tramp);
+      if (e->plan.t9_tramp == NULL || e->plan.t9_call == NULL
+	  || e->layout.tramp == NULL)
 	goto nomem;
     }
   for (size_t s = 0; any && s < code->n_sections; s++)
@@ -504,7 +500,6 @@ plan_t9_trampolines (struct emitter *e)
 	e->plan.t9_tramp[emit_word_index (e, insn->target)]
 	  = (uint8_t) first_scratch (regs[to->func]);
       }
-  free (t9);
   free (regs);
   free (always);
   free (in);
@@ -513,7 +508,6 @@ plan_t9_trampolines (struct emitter *e)
   return true;
 
  nomem:
-  free (t9);
   free (regs);
   free (always);
   free (in);
@@ -524,7 +518,8 @@ plan_t9_trampolines (struct emitter *e)
 
 /* Compute t9_valid for every word of a position-independent object: a
    forward dataflow like gp_dataflow's, from the function entries where
-   mark_t9_entries finds t9 set.  */
+   mark_t9_entries finds t9 set, after plan_t9_trampolines (which needs
+   the live sets).  */
 
 bool
 t9_dataflow (struct emitter *e, char **errmsg)
@@ -536,9 +531,11 @@ t9_dataflow (struct emitter *e, char **errmsg)
   unsigned char *entry_ok = calloc (n + 1, 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *t9_out = malloc (n + 1);
+  uint32_t *t9 = malloc ((n + 1) * sizeof *t9);
   bool changed = true, ok = false;
 
-  if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL)
+  if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL
+      || t9 == NULL)
     {
       *errmsg = strdup ("out of memory");
       goto done;
@@ -547,9 +544,15 @@ t9_dataflow (struct emitter *e, char **errmsg)
     memset (in, 0, n + 1);
   else
     {
+      t9_constants (e, t9);
+      if (!plan_t9_trampolines (e, t9))
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto done;
+	}
       mark_entries (e->a, entry);
       mark_outside_blocks (e->a, entry);
-      mark_t9_entries (e, entry_ok);
+      mark_t9_entries (e, t9, entry_ok);
       memset (in, 1, n + 1);
     }
   for (size_t i = 0; i < n; i++)
@@ -590,5 +593,6 @@ t9_dataflow (struct emitter *e, char **errmsg)
   free (entry_ok);
   free (in);
   free (t9_out);
+  free (t9);
   return ok;
 }

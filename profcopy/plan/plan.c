@@ -538,15 +538,6 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
     goto nomem;
   if (!plan_got (e, errmsg))
     return false;
-  /* The counters' registers and the t9 trampolines need the live
-     sets.  */
-  if (!call_sites_wait (sites) || !plan_t9_trampolines (e)
-      || (e->plan.t9_tramp != NULL
-	  && (e->layout.tramp = calloc (total + 1,
-					sizeof *e->layout.tramp)) == NULL))
-    goto nomem;
-  if (!t9_dataflow (e, errmsg))
-    return false;
   /* The calls that never return, hence the cold blocks, are known once
      plan_got knows what t9 holds.  */
   cold = mark_cold (e);
@@ -564,7 +555,16 @@ emit_plan (struct emitter *e, const struct analysis *a, bool all_blocks,
       free (est.taken);
       goto nomem;
     }
-  if (!plan_gotref_forms (e, errmsg))
+  /* The counters' registers and the t9 trampolines need the live
+     sets, which a thread makes meanwhile (emit_narrow_liveness).  */
+  if (!call_sites_wait (sites))
+    {
+      free (cold);
+      free (cost);
+      free (est.taken);
+      goto nomem;
+    }
+  if (!t9_dataflow (e, errmsg) || !plan_gotref_forms (e, errmsg))
     {
       free (cold);
       free (cost);
