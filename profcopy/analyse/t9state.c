@@ -204,6 +204,21 @@ t9_holds_at (const struct emitter *e, const uint32_t *t9,
   return v == target;
 }
 
+/* Whether every call through a register in CODE goes through t9, as
+   the o32 calling convention has it: code that calls through another
+   register breaks the convention, and t9 proves nothing there.  */
+
+static bool
+calls_through_t9 (const struct code *code)
+{
+  for (size_t s = 0; s < code->n_sections; s++)
+    for (size_t k = 0; k < code->sections[s].n_insns; k++)
+      if (code->sections[s].insns[k].kind == INSN_ICALL
+	  && code->sections[s].insns[k].rs != REG_T9)
+	return false;
+  return true;
+}
+
 /* If INSN is a direct call, branch or jump to the start of a block of
    CFG in another function (a call: in any), set *FROM and *TO to its
    block and the target's and return true.  */
@@ -233,12 +248,8 @@ mark_t9_entries (const struct emitter *e, const uint32_t *t9,
   const struct cfg *cfg = &a->cfg;
   const struct code *code = &a->code;
 
-  /* Code that calls through another register breaks the convention.  */
-  for (size_t s = 0; s < code->n_sections; s++)
-    for (size_t k = 0; k < code->sections[s].n_insns; k++)
-      if (code->sections[s].insns[k].kind == INSN_ICALL
-	  && code->sections[s].insns[k].rs != REG_T9)
-	return;
+  if (!calls_through_t9 (code))
+    return;
 
   /* A function known only from a code address in data may be a label
      of a computed goto, which a jump through another register enters
@@ -422,13 +433,8 @@ plan_t9_trampolines (struct emitter *e, const uint32_t *t9)
   uint8_t *bad, *foreign;
   bool any = false;
 
-  if (e->fixed_address)
+  if (e->fixed_address || !calls_through_t9 (code))
     return true;
-  for (size_t s = 0; s < code->n_sections; s++)
-    for (size_t k = 0; k < code->sections[s].n_insns; k++)
-      if (code->sections[s].insns[k].kind == INSN_ICALL
-	  && code->sections[s].insns[k].rs != REG_T9)
-	return true;
   regs = calloc (cfg->n_funcs + 1, sizeof *regs);
   always = calloc (cfg->n_funcs + 1, sizeof *always);
   in = malloc ((cfg->n_blocks + 1) * sizeof *in);
