@@ -23,9 +23,11 @@
    and of the objects that loaded it, then the directories of the
    sysroot's /etc/ld-musl-ARCH.path (separated by newlines or colons),
    or /lib:/usr/local/lib:/usr/lib without it.  musl's libc.so is its
-   loader, and the names the loader takes for itself (libc, libm,
-   libpthread, librt, libdl, libutil, libxnet) are left alone, as
-   glibc's ld.so is.  */
+   loader: the names the loader takes for itself (libc, libm,
+   libpthread, librt, libdl, libutil, libxnet) are not searched, and
+   the loader itself, the PT_INTERP inside the sysroot, is the
+   closure's LOADER, profiled with the program (glibc's ld.so is
+   not).  */
 
 #include <config.h>
 
@@ -658,6 +660,35 @@ add_result (struct search_state *st, const char *name, char *path,
   return lib->soname != NULL && lib->requested_by != NULL;
 }
 
+/* Find musl's dynamic linker INTERP (the PT_INTERP of the program at
+   EXE_PATH), which is also its C library and is profiled with the
+   program, inside the sysroot of ST: ST->out->loader.  False when out
+   of memory.  */
+
+static bool
+find_musl_loader (struct search_state *st, const char *interp,
+		  const char *exe_path)
+{
+  struct needed_lib *l = &st->out->loader;
+  const char *base = strrchr (interp, '/');
+  char *path = concat3 (st->sysroot, interp[0] == '/' ? "" : "/", interp);
+
+  st->out->has_loader = true;
+  l->soname = strdup (base != NULL ? base + 1 : interp);
+  l->requested_by = strdup (exe_path);
+  l->path = path != NULL ? resolve_in_sysroot (st, path) : NULL;
+  free (path);
+  if (l->soname == NULL || l->requested_by == NULL || l->path == NULL)
+    return false;
+  if (!compatible_object (st, l->path))
+    {
+      free (l->path);
+      l->path = NULL;
+      st->out->n_missing++;
+    }
+  return true;
+}
+
 /* Compute the closure of EXE_PATH's needs in SEARCH into *OUT; see
    libsearch.h.  */
 
@@ -669,7 +700,7 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
   struct mips_object exe;
   char *interp_copy = NULL;
   size_t idx, k, len;
-  bool ok = true;
+  bool ok = true, loader_placed = false;
 
   memset (out, 0, sizeof *out);
   memset (&st, 0, sizeof st);
@@ -701,6 +732,8 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
 		&& strncmp (interp_copy, "ld-musl-", 8) == 0;
     }
   ok = st.sysroot != NULL && add_loaded (&st, &exe, exe_path, NO_LOADER);
+  if (ok && st.musl)
+    ok = find_musl_loader (&st, exe.interp, exe_path);
   object_close (&exe);
 
   /* ST.loaded grows while we walk it: that is the breadth-first queue.  */
@@ -712,7 +745,14 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
 	struct mips_object lib;
 	char *lib_err = NULL;
 
-	if (is_dynamic_linker (&st, name) || already_have (&st, name))
+	if (is_dynamic_linker (&st, name))
+	  {
+	    if (!loader_placed)
+	      out->loader_at = out->n_libs;
+	    loader_placed = true;
+	    continue;
+	  }
+	if (already_have (&st, name))
 	  continue;
 	path = find_library (&st, idx, name);
 	if (path != NULL && same_file_loaded (&st, path))
@@ -734,6 +774,9 @@ lib_search_closure (const struct lib_search *search, const char *exe_path,
 	else
 	  free (path);
       }
+
+  if (!loader_placed)
+    out->loader_at = out->n_libs;
 
   for (idx = 0; idx < st.n_loaded; idx++)
     loaded_free (&st.loaded[idx]);
@@ -764,5 +807,8 @@ needed_closure_free (struct needed_closure *closure)
       free (closure->libs[i].requested_by);
     }
   free (closure->libs);
+  free (closure->loader.soname);
+  free (closure->loader.path);
+  free (closure->loader.requested_by);
   memset (closure, 0, sizeof *closure);
 }

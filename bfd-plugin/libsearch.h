@@ -36,11 +36,21 @@ struct needed_closure
   struct needed_lib *libs;	/* Breadth-first order, without duplicates.  */
   size_t n_libs;
   size_t n_missing;
+  /* The dynamic linker, when it is profiled with the program: musl's,
+     which is also its C library.  Its SONAME is the PT_INTERP's file
+     name (ld-musl-mipsel.so.1), its PATH NULL when the sysroot has no
+     such object (counted in N_MISSING).  LOADER_AT is where the
+     dynamic linker's search order puts it: after that many of LIBS
+     (where the closure first asks for the C library).  */
+  bool has_loader;
+  struct needed_lib loader;
+  size_t loader_at;
 };
 
 /* Compute the closure of shared objects needed by the executable at
    EXE_PATH, recursively, skipping the dynamic linker (the executable's
-   PT_INTERP, and any ld.so/ld-linux name).  Objects that cannot be found
+   PT_INTERP, and any ld.so/ld-linux name) but for musl's, which is
+   OUT->loader.  Objects that cannot be found
    are recorded with a NULL path.  Returns false (with *ERRMSG set) only
    when EXE_PATH itself cannot be opened as a MIPS object.  */
 bool lib_search_closure (const struct lib_search *search, const char *exe_path,

@@ -69,6 +69,7 @@ struct options
   enum counter_carry carry;	/* --counter-carry.  */
   const char *output;		/* -o: file, or directory with --whole-program.  */
   const char *runtime;		/* --runtime: the runtime library to copy.  */
+  const char *run_dir;		/* --run-dir: where the copies will run.  */
   long jobs;			/* -j: objects rewritten at once, 0: one per
 				   processor.  */
   struct profile_set used;	/* The profiles of --use-profile.  */
@@ -80,6 +81,10 @@ struct options
      first, then the runtime, then the libraries (struct job's
      SCOPE_INDEX).  */
   const struct symbol_scope *scope;
+  /* With --whole-program, when the dynamic linker is profiled too
+     (musl's): the absolute path of its copy, which the program's copy
+     names in PT_INTERP.  */
+  const char *interp;
 };
 
 /* The name the program was run by, for messages.  */
@@ -105,6 +110,11 @@ int rewrite_one (const struct options *opts, const char *in, const char *out,
    read.  */
 bool find_needed (const struct options *opts, const char *file,
 		  bool big_endian, struct needed_closure *closure);
+
+/* Say that the dynamic linker LOADER of the program FILE is not in the
+   sysroot of OPTS.  */
+void loader_not_found (const struct options *opts, const char *file,
+		       const struct needed_lib *loader);
 
 /* whole.c: rewrite the program EXE and every shared object it needs
    into the directory OPTS->output, with the runtime.  Return the exit

@@ -43,6 +43,7 @@ enum option_code
   OPTION_DUMP_RELOCS,
   OPTION_LIST_NEEDED,
   OPTION_POISON_ORIGINAL,
+  OPTION_RUN_DIR,
   OPTION_RUNTIME,
   OPTION_SYSROOT,
   OPTION_USE_PROFILE,
@@ -64,6 +65,7 @@ static const struct option long_options[] = {
   { "list-needed", no_argument, NULL, OPTION_LIST_NEEDED },
   { "output", required_argument, NULL, 'o' },
   { "poison-original", no_argument, NULL, OPTION_POISON_ORIGINAL },
+  { "run-dir", required_argument, NULL, OPTION_RUN_DIR },
   { "runtime", required_argument, NULL, OPTION_RUNTIME },
   { "sysroot", required_argument, NULL, OPTION_SYSROOT },
   { "use-profile", required_argument, NULL, OPTION_USE_PROFILE },
@@ -117,6 +119,10 @@ usage (FILE *stream, int status)
                                    the --use-profile profiles in DIR first\n\
       --runtime=FILE             The runtime library to copy with\n\
                                    --whole-program (default: %s/mips[el]/%s)\n\
+      --run-dir=DIR              With --whole-program, the absolute path of\n\
+                                   the directory the copies will run from,\n\
+                                   for a program linked with musl (default:\n\
+                                   out-dir's)\n\
       --dump-relocs              Print the relocation information table\n\
                                    (every place that holds or computes a\n\
                                    text address) and exit\n\
@@ -173,6 +179,20 @@ find_needed (const struct options *opts, const char *file, bool big_endian,
   return true;
 }
 
+/* Say that the dynamic linker LOADER of the program FILE (musl's, which
+   is profiled with it) is not in the sysroot of OPTS.  */
+
+void
+loader_not_found (const struct options *opts, const char *file,
+		  const struct needed_lib *loader)
+{
+  file_error (file, "%s (its dynamic linker and C library): not found in "
+	      "the sysroot%s%s; name the root it is in with --sysroot=DIR",
+	      loader->soname,
+	      opts->sysroot != NULL && opts->sysroot[0] != '\0' ? " " : "",
+	      opts->sysroot != NULL ? opts->sysroot : "");
+}
+
 /* Print the shared objects FILE needs.  Return 0 if all were found.  */
 
 static int
@@ -194,11 +214,23 @@ list_needed (const struct options *opts, const char *file, bool big_endian)
 	  status = 1;
 	}
     }
+  if (closure.has_loader)
+    {
+      if (closure.loader.path != NULL)
+	printf ("%s => %s\n", closure.loader.soname, closure.loader.path);
+      else
+	{
+	  printf ("%s => not found\n", closure.loader.soname);
+	  status = 1;
+	}
+    }
   if (closure.n_missing > 0)
     for (size_t i = 0; i < closure.n_libs; i++)
       if (closure.libs[i].path == NULL)
 	file_error (file, "%s (needed by %s): not found",
 		    closure.libs[i].soname, closure.libs[i].requested_by);
+  if (closure.has_loader && closure.loader.path == NULL)
+    loader_not_found (opts, file, &closure.loader);
   needed_closure_free (&closure);
   return status;
 }
@@ -243,6 +275,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.folded = folded_carry (opts, main_program);
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
+  ropts.interp = main_program ? opts->interp : NULL;
   ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
   ropts.scope = opts->scope;
   ropts.scope_index = scope_index;
@@ -387,6 +420,12 @@ parse_options (int argc, char **argv, struct options *opts)
 	break;
       case OPTION_RUNTIME:
 	opts->runtime = optarg;
+	break;
+      case OPTION_RUN_DIR:
+	if (optarg[0] != '/')
+	  return errmsg_usage (program_name, "--run-dir: `%s' is not an"
+			       " absolute path", optarg);
+	opts->run_dir = optarg;
 	break;
       case 'o':
 	opts->output = optarg;

@@ -225,6 +225,21 @@ report (const struct rewriter *rw, const char *in_path)
     }
 }
 
+/* True if OBJ is a program that musl's dynamic linker loads (its
+   PT_INTERP is ld-musl-ARCH.so.1).  */
+
+static bool
+loaded_by_musl (const struct mips_object *obj)
+{
+  const char *base;
+
+  if (obj->interp == NULL)
+    return false;
+  base = strrchr (obj->interp, '/');
+  base = base != NULL ? base + 1 : obj->interp;
+  return strncmp (base, "ld-musl-", 8) == 0;
+}
+
 /* Write the patched image with RW's new segments to OUT_PATH, with the
    mode of the original at IN_PATH.  */
 
@@ -251,9 +266,17 @@ write_output (const struct rewriter *rw, const char *in_path,
      heap's blocks keep their places within pages, which code that
      reads words ahead (libc's strcmp) and hashes of addresses look
      at.  */
-  if (rw->main_program)
+  if (rw->main_program && !loaded_by_musl (&rw->a.obj))
     seg.memsz += (uint32_t) (image_end (&rw->a.obj)
 			     - (seg.vaddr + seg.memsz)) & 0xffffu;
+  /* musl's dynamic linker gives the rest of the last page of every
+     writable segment to malloc (reclaim_gaps): elsewhere the counters'
+     segment ends on a 64 KiB boundary (the largest page of MIPS Linux),
+     so that nothing of it is given and the program's heap is the
+     original's.  musl rounds brk up to a page before it uses it.  */
+  else
+    seg.memsz = (uint32_t) (((uint64_t) seg.vaddr + seg.memsz + 0xffff)
+			    & ~(uint64_t) 0xffff) - seg.vaddr;
   seg.sections = rw->sections;
   seg.n_sections = rw->n_sections;
   return elf_write_with_segment (out_path, rw->image, rw->a.obj.size,

@@ -28,6 +28,9 @@ struct rewrite_options
      DT_NEEDED, with DT_RPATH $ORIGIN so that the profiled objects
      beside it are loaded.  NULL: leave the dynamic section.  */
   const char *runtime_soname;
+  /* For a main program: the path its PT_INTERP names instead of its
+     own (the copy of musl's dynamic linker), or NULL.  */
+  const char *interp;
   /* Profiles of earlier runs (--use-profile), or NULL: an object that
      one of them counted (same checksum and size) gets its counters
      placed by those counts.  */

@@ -49,6 +49,7 @@ struct rewriter
   struct new_section sections[12];	/* Section headers for the segment.  */
   size_t n_sections;
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
+  uint32_t interp_addr, interp_size;	/* Main only, with opts->interp.  */
   uint32_t map_addr;		/* Address of the map table.  */
   uint32_t checksum;		/* CRC-32 of the original file.  */
   struct call_sites sites;	/* Of emit_narrow_liveness, until plan.  */

@@ -28,9 +28,11 @@ static char *
 path_in (const char *dir, const char *name)
 {
   const char *base = strrchr (name, '/');
+  size_t n = strlen (dir);
   char *p;
 
-  if (asprintf (&p, "%s/%s", dir, base != NULL ? base + 1 : name) < 0)
+  if (asprintf (&p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/",
+		base != NULL ? base + 1 : name) < 0)
     return NULL;
   return p;
 }
@@ -256,10 +258,44 @@ thread_starter (const char *path, const char **name, char **errmsg)
   return true;
 }
 
-/* Rewrite the program EXE and every shared object it needs into the
-   directory OPTS->output, and copy the runtime there.  With
-   --counter-update=auto, all of them get single increments when none
-   imports a function that starts threads, else atomic ones.  */
+/* The path of the I-th object of a whole-program rewrite of EXE whose
+   libraries are CLOSURE: the program, its libraries, then musl's
+   dynamic linker.  */
+
+static const char *
+object_path (const char *exe, const struct needed_closure *closure, size_t i)
+{
+  return i == 0 ? exe : i <= closure->n_libs ? closure->libs[i - 1].path
+	 : closure->loader.path;
+}
+
+/* The absolute path of PATH (relative to the working directory), not
+   resolving its links, malloc'd; NULL when out of memory or when the
+   working directory is unknown.  */
+
+static char *
+absolute_path (const char *path)
+{
+  char *cwd, *abs;
+
+  if (path[0] == '/')
+    return strdup (path);
+  cwd = getcwd (NULL, 0);
+  if (cwd == NULL || asprintf (&abs, "%s/%s", cwd, path) < 0)
+    abs = NULL;
+  free (cwd);
+  return abs;
+}
+
+/* The index in the symbol scope (struct options's SCOPE) of the I-th
+   library of CLOSURE: after the program and the runtime, and after
+   musl's dynamic linker when the search order puts it before.  */
+
+static size_t
+lib_scope_index (const struct needed_closure *closure, size_t i)
+{
+  return 2 + i + (closure->has_loader && i >= closure->loader_at);
+}
 
 /* Fill *SCOPE with the dynamic symbols of the program EXE, the runtime
    RUNTIME and the libraries of CLOSURE, in the order the dynamic linker
@@ -272,7 +308,8 @@ build_scope (const struct options *opts, const char *exe,
 	     const char *runtime, const struct needed_closure *closure,
 	     struct symbol_scope *scope)
 {
-  const char **paths = malloc ((closure->n_libs + 2) * sizeof *paths);
+  size_t n = closure->n_libs + 2 + closure->has_loader;
+  const char **paths = malloc (n * sizeof *paths);
   const char *bad = NULL;
   char *err = NULL;
   bool ok;
@@ -283,8 +320,10 @@ build_scope (const struct options *opts, const char *exe,
   paths[0] = exe;
   paths[1] = runtime;
   for (size_t i = 0; i < closure->n_libs; i++)
-    paths[i + 2] = closure->libs[i].path;
-  ok = scope_build (scope, paths, closure->n_libs + 2, &bad, &err);
+    paths[lib_scope_index (closure, i)] = closure->libs[i].path;
+  if (closure->has_loader)
+    paths[2 + closure->loader_at] = closure->loader.path;
+  ok = scope_build (scope, paths, n, &bad, &err);
   free (paths);
   if (!ok && bad == NULL)
     {
@@ -335,18 +374,35 @@ check_runtime (const char *runtime, bool big_endian)
    CLOSURE of the program PROGRAM (its copy), and how to run it: under
    the qemu-user of the byte order (BIG_ENDIAN), with the sysroot the
    libraries came from (on a board of that byte order, the copy runs as
-   it is).  */
+   it is), from RUN_DIR when it is not NULL (--run-dir of a program
+   linked with musl).  */
 
 static void
 say_written (const struct options *opts, const struct needed_closure *closure,
-	     const char *program, bool big_endian)
+	     const char *program, const char *run_dir, bool big_endian)
 {
-  printf ("%s: wrote %s with %zu shared object%s and the runtime; run it"
-	  " with: qemu-%s%s%s %s\n", program_name, program, closure->n_libs,
-	  closure->n_libs == 1 ? "" : "s", big_endian ? "mips" : "mipsel",
+  size_t n = closure->n_libs + closure->has_loader;
+  const char *base = strrchr (program, '/');
+  bool moved = run_dir != NULL;
+
+  base = base != NULL ? base + 1 : program;
+  printf ("%s: wrote %s with %zu shared object%s and the runtime; %s%s%srun"
+	  " it with: qemu-%s%s%s %s%s%s\n", program_name, program, n,
+	  n == 1 ? "" : "s", moved ? "move them to " : "",
+	  moved ? run_dir : "", moved ? " and " : "",
+	  big_endian ? "mips" : "mipsel",
 	  opts->sysroot != NULL && opts->sysroot[0] != '\0' ? " -L " : "",
-	  opts->sysroot != NULL ? opts->sysroot : "", program);
+	  opts->sysroot != NULL ? opts->sysroot : "",
+	  moved ? run_dir : "", moved && strcmp (run_dir, "/") != 0 ? "/" : "",
+	  moved ? base : program);
 }
+
+/* Rewrite the program EXE and every shared object it needs into the
+   directory OPTS->output, and copy the runtime there; musl's dynamic
+   linker, which is also its C library, is rewritten there too, and the
+   program's copy names that copy in its PT_INTERP.  With
+   --counter-update=auto, all of them get single increments when none
+   imports a function that starts threads, else atomic ones.  */
 
 int
 whole_program (const struct options *opts, const char *exe)
@@ -356,7 +412,9 @@ whole_program (const struct options *opts, const char *exe)
   struct job *jobs;
   struct options chosen;
   struct symbol_scope scope;
-  char *err = NULL, *out = NULL, *runtime = NULL;
+  char *err = NULL, *out = NULL, *runtime = NULL, *interp = NULL;
+  char *run_dir = NULL;
+  size_t n_objects = 0;
   int status = 0;
   bool big_endian, made_dir = false;
 
@@ -378,8 +436,14 @@ whole_program (const struct options *opts, const char *exe)
 		    closure.libs[i].soname, closure.libs[i].requested_by);
 	status = 1;
       }
+  if (closure.has_loader && closure.loader.path == NULL)
+    {
+      loader_not_found (opts, exe, &closure.loader);
+      status = 1;
+    }
   if (status != 0)
     goto done;
+  n_objects = closure.n_libs + 1 + closure.has_loader;
   if (opts->runtime != NULL)
     runtime = strdup (opts->runtime);
   else if (asprintf (&runtime, "%s/%s/%s", PROFCOPY_RUNTIME_DIR,
@@ -401,14 +465,43 @@ whole_program (const struct options *opts, const char *exe)
       goto done;
     }
 
+  if (closure.has_loader)
+    {
+      /* The copy of the program names the copy of its dynamic linker,
+	 by an absolute path: the kernel and the loader take it as it
+	 is.  */
+      char *dir = opts->run_dir != NULL ? strdup (opts->run_dir)
+		  : realpath (opts->output, NULL);
+      if (dir == NULL && opts->run_dir == NULL)
+	dir = absolute_path (opts->output);
+      for (size_t n = dir != NULL ? strlen (dir) : 0; n > 1 && dir[n - 1] == '/';)
+	dir[--n] = '\0';
+      if (dir != NULL && strchr (dir, ':') != NULL)
+	{
+	  /* It is the copy's DT_RPATH too, where ':' separates.  */
+	  file_error (opts->output, "a program linked with musl is profiled"
+		      " in a directory named by its absolute path, which"
+		      " must have no ':' (%s)", dir);
+	  free (dir);
+	  if (made_dir)
+	    rmdir (opts->output);
+	  status = 1;
+	  goto done;
+	}
+      interp = dir != NULL ? path_in (dir, closure.loader.soname) : NULL;
+      run_dir = dir;
+      if (interp == NULL)
+	goto nomem;
+    }
+
   if (opts->update == UPDATE_AUTO)
     {
       /* Copied: the jobs rewrite with the mode chosen here.  */
       chosen = *opts;
       chosen.update = UPDATE_SINGLE;
-      for (size_t i = 0; i <= closure.n_libs; i++)
+      for (size_t i = 0; i < n_objects; i++)
 	{
-	  const char *path = i == 0 ? exe : closure.libs[i - 1].path;
+	  const char *path = object_path (exe, &closure, i);
 	  const char *name = NULL;
 	  if (!thread_starter (path, &name, &err))
 	    {
@@ -437,31 +530,37 @@ whole_program (const struct options *opts, const char *exe)
 
   if (!build_scope (opts, exe, runtime, &closure, &scope))
     goto nomem;
-  if (scope.n_objects > 0)
+  if (scope.n_objects > 0 || interp != NULL)
     {
       if (opts != &chosen)
 	chosen = *opts;
-      chosen.scope = &scope;
+      if (scope.n_objects > 0)
+	chosen.scope = &scope;
+      chosen.interp = interp;
       opts = &chosen;
     }
 
-  jobs = calloc (closure.n_libs + 1, sizeof *jobs);
+  jobs = calloc (n_objects, sizeof *jobs);
   if (jobs == NULL)
     goto nomem;
-  for (size_t i = 0; i <= closure.n_libs; i++)
+  for (size_t i = 0; i < n_objects; i++)
     {
-      jobs[i].in = i == 0 ? exe : closure.libs[i - 1].path;
+      jobs[i].in = object_path (exe, &closure, i);
       jobs[i].out = path_in (opts->output,
-			     i == 0 ? exe : closure.libs[i - 1].soname);
+			     i == 0 ? exe : i <= closure.n_libs
+			     ? closure.libs[i - 1].soname
+			     : closure.loader.soname);
       jobs[i].main_program = i == 0;
-      jobs[i].scope_index = i == 0 ? 0 : i + 1;
+      jobs[i].scope_index = i == 0 ? 0 : i <= closure.n_libs
+			    ? lib_scope_index (&closure, i - 1)
+			    : 2 + closure.loader_at;
       if (jobs[i].out == NULL)
 	{
 	  free_jobs (jobs, i);
 	  goto nomem;
 	}
     }
-  status = run_jobs (opts, jobs, closure.n_libs + 1);
+  status = run_jobs (opts, jobs, n_objects);
   scope_free (&scope);
   out = path_in (opts->output, RUNTIME_SONAME);
   if (out == NULL)
@@ -477,7 +576,7 @@ whole_program (const struct options *opts, const char *exe)
     {
       /* Nothing half done is left: not the objects that were written,
 	 nor the directory if this run made it.  */
-      for (size_t i = 0; i <= closure.n_libs; i++)
+      for (size_t i = 0; i < n_objects; i++)
 	unlink (jobs[i].out);
       if (out != NULL)
 	unlink (out);
@@ -485,8 +584,9 @@ whole_program (const struct options *opts, const char *exe)
 	rmdir (opts->output);
     }
   if (status == 0)
-    say_written (opts, &closure, jobs[0].out, big_endian);
-  free_jobs (jobs, closure.n_libs + 1);
+    say_written (opts, &closure, jobs[0].out,
+		 opts->run_dir != NULL ? run_dir : NULL, big_endian);
+  free_jobs (jobs, n_objects);
   if (out == NULL)
     goto nomem;
   goto done;
@@ -497,6 +597,8 @@ whole_program (const struct options *opts, const char *exe)
  done:
   free (out);
   free (runtime);
+  free (interp);
+  free (run_dir);
   needed_closure_free (&closure);
   return status;
 }

@@ -205,7 +205,7 @@ bool
 run_cache_copies (struct run_setup *s, const struct run_options *o)
 {
   char key_hex[17], pid[24];
-  char *dir = cache_dir (o), *tmp, *copy;
+  char *dir = cache_dir (o), *tmp, *copy, *cwd;
   bool cached;
   uint64_t key;
   char *argv[12];
@@ -245,6 +245,12 @@ run_cache_copies (struct run_setup *s, const struct run_options *o)
   argv[n++] = concat ("--runtime=", s->runtime, NULL);
   if (o->jobs != NULL)
     argv[n++] = concat ("--jobs=", o->jobs, NULL);
+  /* The copies of a program linked with musl name the directory they
+     run from by its absolute path: the entry's, not TMP's.  */
+  cwd = s->cache_entry[0] == '/' ? NULL : getcwd (NULL, 0);
+  argv[n++] = concat ("--run-dir=", cwd != NULL ? cwd : "",
+		      cwd != NULL ? "/" : "", s->cache_entry, NULL);
+  free (cwd);
   argv[n++] = (char *) "-o";
   argv[n++] = tmp;
   argv[n++] = s->program;

@@ -50,7 +50,7 @@ PACKAGES=(
   binutils-mipsel-linux-gnu
   qemu-user qemu-system-mips graphviz valgrind python3 lcov
   clang libclang-rt-14-dev
-  debhelper lintian git
+  debhelper lintian git curl
 )
 
 if [ "$install" = yes ]; then

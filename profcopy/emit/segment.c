@@ -27,7 +27,10 @@
      eh_frame     the new text's unwind entries (.eh_frame, .eh_frame_hdr
 		  and the LSDAs), when the original has them
      dynamic      (main program only) the dynamic section, moved to add
-		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN
+		  the runtime's DT_NEEDED and DT_RPATH $ORIGIN (the
+		  copies' absolute directory for a program of musl)
+     interp       (main program of musl only) the path of the copy of
+		  its dynamic linker, which PT_INTERP names
      counters     2 x 32 bits per block, zero (not in the file)
 
    rewrite.c's build places them (place_segments), lays them out
@@ -210,7 +213,21 @@ move_dynamic (struct rewriter *rw, char **errmsg)
 			"(DT_STRTAB, DT_STRSZ) for the runtime's DT_NEEDED");
       return false;
     }
-  if (asprintf (&rpath, "$ORIGIN%s%s", old_path != NULL ? ":" : "",
+  /* With the copy of musl's dynamic linker named by an absolute path,
+     the directory is named so too: musl expands $ORIGIN into memory
+     that it takes from the program's malloc, whose heap would then
+     differ from the original's.  */
+  const char *interp = rw->opts->interp;
+  const char *slash = interp != NULL ? strrchr (interp, '/') : NULL;
+  const char *dir = "$ORIGIN";
+  int dir_len = 7;
+
+  if (slash != NULL)
+    {
+      dir = interp;
+      dir_len = slash == interp ? 1 : (int) (slash - interp);
+    }
+  if (asprintf (&rpath, "%.*s%s%s", dir_len, dir, old_path != NULL ? ":" : "",
 		old_path != NULL ? old_path : "") < 0)
     {
       *errmsg = strdup ("out of memory");
@@ -286,6 +303,52 @@ move_dynamic (struct rewriter *rw, char **errmsg)
   free (rpath);
   *errmsg = strdup ("out of memory");
   return false;
+}
+
+/* Point the main program's PT_INTERP at the path RW->opts->interp (the
+   copy of musl's dynamic linker), written into the data segment: musl's
+   loader takes its own name from the address that PT_INTERP gives, so
+   the path must be loaded.  */
+
+static bool
+move_interp (struct rewriter *rw, char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const char *path = rw->opts->interp;
+  size_t len = strlen (path) + 1, off;
+  bool be = obj->big_endian, found = false;
+
+  /* What the kernel reads of a PT_INTERP (binfmt_elf).  */
+  if (len > PATH_MAX)
+    {
+      if (asprintf (errmsg, "%s: too long a path for PT_INTERP", path) < 0)
+	*errmsg = NULL;
+      return false;
+    }
+  off = seg_reserve (&rw->sb, len, 1);
+  if (off == (size_t) -1)
+    return no_memory (errmsg);
+  memcpy (rw->sb.buf + off, path, len);
+  rw->interp_addr = rw->sb.vaddr + (uint32_t) off;
+  rw->interp_size = (uint32_t) len;
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_INTERP)
+      {
+	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
+	put32 (ph + 4, seg_file_offset (rw, off), be);
+	put32 (ph + 8, rw->interp_addr, be);
+	put32 (ph + 12, rw->interp_addr, be);
+	put32 (ph + 16, rw->interp_size, be);
+	put32 (ph + 20, rw->interp_size, be);
+	found = true;
+      }
+  if (!found)
+    {
+      *errmsg = strdup ("the program has no PT_INTERP to name the copy of "
+			"its dynamic linker");
+      return false;
+    }
+  return true;
 }
 
 /* The new address where the copy of the code before ADDR ends: that of
@@ -583,6 +646,9 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && !move_dynamic (rw, errmsg))
     return false;
+  if (rw->main_program && rw->opts->interp != NULL
+      && !move_interp (rw, errmsg))
+    return false;
   if (seg_reserve (sb, 0, 16) == (size_t) -1)
     return no_memory (errmsg);
   e->seg.counters = sb->vaddr + (uint32_t) sb->size;
@@ -626,6 +692,10 @@ add_sections (struct rewriter *rw, const struct seg_parts *at)
 			   seg_file_offset (rw, rw->dynstr_addr - vaddr),
 			   rw->dynstr_size);
     }
+  if (rw->interp_addr != 0)
+    move_section_header (rw, ".interp", rw->interp_addr,
+			 seg_file_offset (rw, rw->interp_addr - vaddr),
+			 rw->interp_size);
 }
 
 /* Write the map, the block table and the derivation table at AT.  */
