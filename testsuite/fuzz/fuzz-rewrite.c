@@ -11,7 +11,9 @@
    rewritten one way, always the same: bit 0 --all-blocks, bit 1
    --calls, bit 2 --poison-original, bit 3 --counter-update=single,
    bit 4 --counter-carry=inline.  A main program gets the runtime's
-   DT_NEEDED and $ORIGIN, as profcopy gives it.  A rewrite that worked
+   DT_NEEDED and $ORIGIN, as profcopy gives it, or with bit 5 the
+   PT_INTERP and DT_RPATH of a program linked with musl whose dynamic
+   linker is profiled too.  A rewrite that worked
    must have written an object that the reader takes again (unless it
    is mostly a hole, below); one that failed must say why and leave no
    output behind.  */
@@ -45,6 +47,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   opts.single_update = bits & 8;
   opts.folded = !(bits & 16);
   opts.runtime_soname = "libprofcopy.so";
+  if (bits & 32)
+    opts.interp = "/opt/profiled/ld-musl-mipsel.so.1";
   if (!rewrite_object (in, out, &opts, &err))
     {
       /* Every refusal says why, and writes nothing.  */
