@@ -212,8 +212,10 @@ enum count_kind
 				   of the function's entry.  */
   COUNT_WINDOW,			/* A counter of the window after the new GOT,
 				   straight off gp.  */
-  COUNT_SAVED_GP		/* Counter chunk through the gp the function
+  COUNT_SAVED_GP,		/* Counter chunk through the gp the function
 				   saved in its frame (o32 .cprestore).  */
+  COUNT_SAVED_WINDOW		/* A counter of the window, off the gp the
+				   function saved in its frame.  */
 };
 
 /* Where the layout (emit/layout.c) puts the new text: per original
@@ -269,6 +271,7 @@ struct rewrite_stats
   /* Blocks counted by each kind of counting code (enum count_kind).  */
   size_t n_count_gp, n_count_pc, n_count_abs, n_count_t9;
   size_t n_count_window, n_count_saved_gp;
+  size_t n_count_saved_window;	/* Window counters off the saved gp.  */
   size_t n_spilled;		/* Increments with saved registers.  */
   /* Increments with the next instruction in their delay slot: N_HOISTED
      plus N_SKIPPED, those behind a branch-likely.  */
@@ -280,7 +283,8 @@ struct rewrite_stats
   size_t n_derived;		/* Blocks whose counts are derived.  */
   size_t n_edge;		/* Blocks counted on edges.  */
   size_t n_edge_counters;	/* Branch edges counted, */
-  size_t n_edge_window;		/* ... of them in gp's window.  */
+  size_t n_edge_window;		/* ... of them in gp's window, */
+  size_t n_edge_saved_window;	/* ... off the gp saved in the frame.  */
   size_t n_long_calls;
   size_t n_xlate, n_xlate_skipped; /* Indirect jumps translated, not.  */
   size_t n_gotref_nogp;		/* Got-ref addius where gp may not be valid.  */

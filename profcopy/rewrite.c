@@ -176,8 +176,10 @@ report (const struct rewriter *rw, const char *in_path)
 
   fprintf (stderr, "profcopy: %s: %zu blocks, %zu of them derived from "
 	   "the others' counts, %zu counted on edges; %zu branch edges "
-	   "counted (%zu in gp's window)\n", in_path, rw->a.cfg.n_blocks,
-	   s->n_derived, s->n_edge, s->n_edge_counters, s->n_edge_window);
+	   "counted (%zu in gp's window, %zu of them off the gp saved in "
+	   "the frame)\n", in_path, rw->a.cfg.n_blocks,
+	   s->n_derived, s->n_edge, s->n_edge_counters, s->n_edge_window,
+	   s->n_edge_saved_window);
   for (size_t i = 0; i < rw->a.n_islands; i++)
     fprintf (stderr, "profcopy: %s: 0x%08" PRIx32 "..0x%08" PRIx32 ": %zu "
 	     "functions of machine code that the object addresses as data "
@@ -186,12 +188,14 @@ report (const struct rewriter *rw, const char *in_path)
 	     rw->a.islands[i].n_funcs);
   fprintf (stderr, "profcopy: %s: increments: %zu through gp, %zu through "
 	   "t9, %zu through the gp saved in the frame, %zu pc-relative, "
-	   "%zu absolute; %zu in gp's window, %zu with saved registers, "
+	   "%zu absolute; %zu in gp's window (%zu of them off the gp saved "
+	   "in the frame), %zu with saved registers, "
 	   "%zu with the next instruction in their delay slot (%zu of them "
 	   "behind a branch-likely), %zu in place of the unconditional "
 	   "branch after them\n", in_path, s->n_count_gp, s->n_count_t9,
 	   s->n_count_saved_gp, s->n_count_pc, s->n_count_abs,
-	   s->n_count_window, s->n_spilled, s->n_hoisted + s->n_skipped,
+	   s->n_count_window, s->n_count_saved_window, s->n_spilled,
+	   s->n_hoisted + s->n_skipped,
 	   s->n_skipped, s->n_jumps);
   fprintf (stderr, "profcopy: %s: %zu loops by their induction register "
 	   "(%zu of them with the copy on the stack), %zu calls that surely "

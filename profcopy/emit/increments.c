@@ -388,7 +388,8 @@ put_island (struct cursor *c, bool over)
 /* Write the way to counter INDEX planned in P (for code of block
    BLOCK, whose function's entry t9 may hold) into P's base register,
    sp lowered by spill_frame (P); the counter's low word is
-   then at *LO off it.  Not for COUNT_WINDOW, whose base is gp.  */
+   then at *LO off it.  Not for the window's counters (COUNT_WINDOW,
+   COUNT_SAVED_WINDOW), which are off gp.  */
 
 static void
 put_counter_base (struct cursor *c, size_t index, size_t block,
@@ -464,7 +465,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	  c->slot_word = p->ra_keep != 0 ? enc_addu (REG_RA, p->ra_keep, 0)
 			 : itype (OP_LW, REG_SP, done, 4 * i);
     }
-  if (p->kind == COUNT_WINDOW)
+  if (p->kind == COUNT_WINDOW || p->kind == COUNT_SAVED_WINDOW)
     {
       /* Sizing, neither the slot nor gp is known yet.  */
       int32_t off = c->sizing ? 0
@@ -474,8 +475,14 @@ put_snippet (struct cursor *c, size_t index, size_t block,
       if (!c->sizing && (e->plan.window_slot[index] < 0 || off < -0x8000
 			 || off > 0x7ff8 - 4))
 	c->failed = true;
-      else
+      else if (p->kind == COUNT_WINDOW)
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
+      else
+	{
+	  put (c, itype (OP_LW, REG_SP, p->regs[0],
+			 (uint32_t) p->saved_gp + spill_frame (p)));
+	  put_llsc (c, p->regs[0], p->regs[1], off, hoist, skip, skip_to);
+	}
     }
   else
     {

@@ -94,10 +94,14 @@ count_plans (struct emitter *e)
   s->n_hoisted = s->n_skipped = s->n_count_saved_gp = s->n_jumps = 0;
   s->n_loops = 0;
   s->n_edge_counters = e->plan.derive.n_edges;
-  s->n_edge_window = 0;
+  s->n_edge_window = s->n_edge_saved_window = s->n_count_saved_window = 0;
   for (size_t k = 0;
        e->plan.edge_owner != NULL && k < e->plan.derive.n_edges; k++)
-    s->n_edge_window += edge_snippet (e, k)->kind == COUNT_WINDOW;
+    {
+      unsigned kind = edge_snippet (e, k)->kind;
+      s->n_edge_window += kind == COUNT_WINDOW || kind == COUNT_SAVED_WINDOW;
+      s->n_edge_saved_window += kind == COUNT_SAVED_WINDOW;
+    }
   for (size_t i = 0; i < cfg->n_blocks; i++)
     {
       struct count_plan *p = &e->plan.blocks[i];
@@ -118,10 +122,12 @@ count_plans (struct emitter *e)
 	  continue;
 	}
       s->n_edge += p->edge;
-      s->n_count_window += p->s.kind == COUNT_WINDOW;
+      s->n_count_window += (p->s.kind == COUNT_WINDOW
+			    || p->s.kind == COUNT_SAVED_WINDOW);
+      s->n_count_saved_window += p->s.kind == COUNT_SAVED_WINDOW;
       if (p->s.kind == COUNT_GP || p->s.kind == COUNT_WINDOW)
 	s->n_count_gp++;
-      else if (p->s.kind == COUNT_SAVED_GP)
+      else if (p->s.kind == COUNT_SAVED_GP || p->s.kind == COUNT_SAVED_WINDOW)
 	s->n_count_saved_gp++;
       else if (p->s.kind == COUNT_PC)
 	s->n_count_pc++;

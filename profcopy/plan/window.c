@@ -80,7 +80,7 @@ assign_window (struct emitter *e)
     {
       const struct count_plan *p = &e->plan.blocks[i];
       if (e->plan.derive.measured[i] && !p->edge && !p->iv
-	  && p->s.kind == COUNT_GP)
+	  && (p->s.kind == COUNT_GP || p->s.kind == COUNT_SAVED_GP))
 	cand[n_cand++] = (uint32_t) i;
     }
   /* Then the edges, all by weight: a hot edge's load saved is worth
@@ -89,7 +89,7 @@ assign_window (struct emitter *e)
   for (size_t k = 0; k < e->plan.derive.n_edges; k++)
     {
       const struct snippet *s = edge_snippet (e, k);
-      if (s->kind == COUNT_GP && s->n_spill == 0)
+      if ((s->kind == COUNT_GP || s->kind == COUNT_SAVED_GP) && s->n_spill == 0)
 	cand[n_cand++] = (uint32_t) (cfg->n_blocks + k);
     }
   qsort_r (cand, n_cand, sizeof *cand, compare_by_weight,
@@ -98,8 +98,19 @@ assign_window (struct emitter *e)
     if (cand[k] >= cfg->n_blocks)
       {
 	/* regs[0] is a dead register; regs[1], kept, is the other one
-	   should the counter leave the window (emit_window_fit).  */
-	edge_snippet (e, cand[k] - cfg->n_blocks)->kind = COUNT_WINDOW;
+	   should the counter leave the window (emit_window_fit).  Through
+	   the saved gp, both stay: regs[0] for gp, regs[1] for the
+	   count.  */
+	struct snippet *s = edge_snippet (e, cand[k] - cfg->n_blocks);
+	s->kind = s->kind == COUNT_GP ? COUNT_WINDOW : COUNT_SAVED_WINDOW;
+	e->plan.window_slot[cand[k]] = 0;
+	n_win++;
+      }
+    else if (e->plan.blocks[cand[k]].s.kind == COUNT_SAVED_GP)
+      {
+	/* The same place and registers, the counter off the gp that
+	   the frame gives instead of its chunk: one load less.  */
+	e->plan.blocks[cand[k]].s.kind = COUNT_SAVED_WINDOW;
 	e->plan.window_slot[cand[k]] = 0;
 	n_win++;
       }
@@ -149,7 +160,8 @@ emit_window_fit (struct emitter *e, char **errmsg)
 	  e->plan.window_slot[order[k]] = -1;
 	  if (order[k] >= cfg->n_blocks)
 	    {
-	      edge_snippet (e, order[k] - cfg->n_blocks)->kind = COUNT_GP;
+	      struct snippet *s = edge_snippet (e, order[k] - cfg->n_blocks);
+	      s->kind = s->kind == COUNT_WINDOW ? COUNT_GP : COUNT_SAVED_GP;
 	      continue;
 	    }
 	  p = &e->plan.blocks[order[k]];
