@@ -31,7 +31,7 @@
 #                        its source with ${CC:-cc} when missing)
 #   --programs="NAME..." measure only these programs of the runtime part
 #                        (cpubench lua5.4 sqlite3 hello busybox openssl
-#                        gawk sed xz bash perl);
+#                        gawk sed xz bash perl lzop);
 #                        and leave out the speed part
 #   --keep               keep the work directory and say where it is
 #
@@ -40,7 +40,7 @@
 # mipsel lua5.4 running bench/lua-workload.lua; Debian's mipsel sqlite3
 # running bench/sqlite-workload.sql on an in-memory database; and, as a
 # corpus beyond those the rewriter was tuned on, Debian's mipsel gawk,
-# sed, xz, bash and perl on workloads this script writes
+# sed, xz, bash, perl and lzop on workloads this script writes
 # (corpus_workloads; the original and profcopy variants only).  Each
 # plain program is also rewritten with `profcopy --whole-program' (the
 # program, every library it needs, libc included, and the runtime; the
@@ -174,7 +174,7 @@ have_testbed=yes
 # and the extra guest environment.  Each variant lives in a directory
 # of its own with a name of the same length, so that every guest sees
 # a program path (argv[0], auxv) of the same length.
-programs="cpubench lua5.4 sqlite3 hello busybox openssl gawk sed xz bash perl"
+programs="cpubench lua5.4 sqlite3 hello busybox openssl gawk sed xz bash perl lzop"
 # The short processes: what a profiled process costs however little it
 # runs (start-up, the runtime, the profile written at exit).
 short_programs="hello busybox openssl"
@@ -182,7 +182,7 @@ short_programs="hello busybox openssl"
 # workload of its own over a generated text ($work/corpus,
 # corpus_workloads): the ratio a user meets on programs the rewriter
 # was not tuned on.
-corpus_programs="gawk sed xz bash perl"
+corpus_programs="gawk sed xz bash perl lzop"
 declare -A variants_of arch_of sysroot_of args_of input_of
 variants_of[cpubench]="original gcov gprof profcopy pc-atomic pc-single pc-watch trained tr-single"
 arch_of[cpubench]=$arch
@@ -215,6 +215,7 @@ args_of[sed]="-E -f ../../corpus/edit.sed ../../corpus/data.txt"
 args_of[xz]="-c -6 ../../corpus/data.txt"
 args_of[bash]="--norc --noprofile ../../corpus/work.sh"
 args_of[perl]="../../corpus/work.pl ../../corpus/data.txt"
+args_of[lzop]="-9 -c ../../corpus/data.txt"
 arch_of[hello]=$arch
 sysroot_of[hello]=/usr/$triple
 args_of[hello]=""
@@ -283,7 +284,7 @@ prepare () {
     openssl)
       cp "$tbroot/usr/bin/openssl" "$base/orig/" 2> "$base/prepare.err"
       ;;
-    gawk|xz|perl)
+    gawk|xz|perl|lzop)
       { corpus_workloads && cp "$tbroot/usr/bin/$name" "$base/orig/"; } \
 	2> "$base/prepare.err"
       ;;
@@ -694,8 +695,8 @@ echo "profcopy: $("$profcopy" --version 2>/dev/null | head -n 1) ($profcopy)"
 echo "workloads: cpubench $scale ($triple), lua5.4 bench/lua-workload.lua," \
      "sqlite3 bench/sqlite-workload.sql (Debian mipsel, $tbroot);" \
      "short processes: hello ($triple, bench/hello.c), busybox echo," \
-     "openssl version (Debian mipsel); corpus: gawk, sed, xz, bash and" \
-     "perl (Debian mipsel) on a generated 150 KB text"
+     "openssl version (Debian mipsel); corpus: gawk, sed, xz, bash," \
+     "perl and lzop (Debian mipsel) on a generated 150 KB text"
 echo "instructions counted by $(basename "$plugin") (mode tb)"
 
 if [ -n "$only" ]; then

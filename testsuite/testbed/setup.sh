@@ -61,7 +61,7 @@ wanted="libc6 lua5.4 liblua5.4-0 gzip bzip2 libbz2-1.0 coreutils
 	python3.11-minimal libpython3.11-minimal libexpat1
 	perl-base perl libperl5.36 perl-modules-5.36 file libmagic1
 	libmagic-mgc bash grep sed gawk tar diffutils xz-utils zstd lz4
-	brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
+	lzop liblzo2-2 brotli bc jq tcl8.6 libtcl8.6 openssl ninja-build make m4
 	findutils cpio patch dc ed bsdextrautils ruby3.1 libruby3.1
 	p7zip-full ripgrep fd-find cpp-12 llvm-15 nodejs
 	node-cjs-module-lexer node-acorn node-undici"
