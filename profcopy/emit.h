@@ -310,6 +310,9 @@ struct facts
 				   may not hold a valid gp.  */
   uint8_t *t9_valid;		/* t9 holds the new address of the entry of
 				   the word's function.  */
+  uint32_t *t9_moves;		/* Or NULL: for a `move t9,S' (S callee-
+				   saved), the original code address S
+				   holds there on every way in, or 0.  */
 };
 
 /* What the copy will be, chosen by emit_plan (plan/): the counters and

@@ -31,26 +31,207 @@ t9_block (struct emitter *e, const struct block *b, bool in, bool record)
   return state_block (e, b, in, t9_step, record ? e->facts.t9_valid : NULL);
 }
 
-/* The value t9 holds after INSN, which held VALUE before: an original
-   code address that a GOT load or a got-ref put there, else 0.  */
+/* The value register REG holds after INSN, which held VALUE before:
+   an original code address that a GOT load or a got-ref put there,
+   else 0.  */
 
-uint32_t
-t9_const_step (const struct emitter *e, uint32_t value,
-	       const struct insn *insn)
+static uint32_t
+reg_const_step (const struct emitter *e, uint32_t value,
+		const struct insn *insn, unsigned reg)
 {
   long w;
   uint32_t v;
 
-  if (!(insn->writes & R (REG_T9)))
+  if (!(insn->writes & R (reg)))
     return value;
   w = emit_word_index (e, insn->addr);
   if (e->plan.gotref_slot[w] != 0
       && (GOTREF_KIND (e->plan.gotref_form[w]) == GOTREF_ABS
 	  || e->plan.gotref_slot[w] - 1 >= e->plan.got.n_fixed))
     return gotref_target (e, w);
-  if (insn->rt == REG_T9 && got_load_value (e, insn, &v))
+  if (insn->rt == reg && got_load_value (e, insn, &v))
     return v;
   return 0;
+}
+
+/* The callee-saved register that INSN copies into t9 (`move t9,s4':
+   GCC keeps a local function's address in one across a loop and
+   copies it into t9 before each bal), or 0.  */
+
+static unsigned
+t9_move_source (const struct insn *insn)
+{
+  uint32_t w = insn->word;
+  unsigned rs = (w >> 21) & 31, rt = (w >> 16) & 31, src;
+
+  if ((w >> 26) != 0 || ((w >> 11) & 31) != REG_T9 || ((w >> 6) & 31) != 0
+      || ((w & 0x3f) != 0x21 && (w & 0x3f) != 0x25))
+    return 0;			/* Not addu or or into t9.  */
+  if (rs != 0 && rt != 0)
+    return 0;
+  src = rs | rt;
+  return (src >= 16 && src <= 23) || src == 30 ? src : 0;
+}
+
+/* The value t9 holds after INSN, which held VALUE before: an original
+   code address that a GOT load or a got-ref put there, or that a
+   callee-saved register copied into it held on every way there
+   (t9_moves), else 0.  */
+
+uint32_t
+t9_const_step (const struct emitter *e, uint32_t value,
+	       const struct insn *insn)
+{
+  if ((insn->writes & R (REG_T9)) && e->facts.t9_moves != NULL
+      && t9_move_source (insn) != 0)
+    return e->facts.t9_moves[emit_word_index (e, insn->addr)];
+  return reg_const_step (e, value, insn, REG_T9);
+}
+
+/* The transfer of block B for callee-saved register REG (calls keep
+   it): true if B leaves it as it was, else *AFTER is its value at B's
+   end (0 if unknown: the slot of a branch-likely that writes it).  */
+
+static bool
+reg_const_keeps (const struct emitter *e, const struct block *b,
+		 unsigned reg, uint32_t *after)
+{
+  const struct insn *slot;
+  const struct insn *ctl = cfg_block_control (&e->a->code, b, &slot);
+  bool keeps = true;
+
+  *after = 0;
+  for (uint32_t x = b->start; x < b->end; x += 4)
+    {
+      const struct insn *insn = code_insn_at (&e->a->code, x);
+      if (insn == NULL)
+	return false;
+      if (!(insn->writes & R (reg)))
+	continue;
+      keeps = false;
+      *after = (insn == slot && ctl != NULL && (ctl->flags & INSN_F_LIKELY))
+	       ? 0 : reg_const_step (e, 0, insn, reg);
+    }
+  return keeps;
+}
+
+/* Fill the facts' t9_moves: for every `move t9,S' (t9_move_source),
+   the original code address that S holds there on every way from its
+   function's entry, or 0, by a forward dataflow of S over the blocks
+   of each function that has such a move and sets S to a code address
+   somewhere (1 marks "not reached yet"; a block that code of another
+   function, a symbol, a pointer or a switch table enters starts
+   unknown).  False when out of memory.  */
+
+static bool
+t9_moves_compute (struct emitter *e)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  size_t n = cfg->n_blocks;
+  unsigned char *entry, *keeps, *moves;
+  uint32_t *in, *after;
+  bool ok = false;
+
+  if (e->facts.t9_moves != NULL)
+    return true;
+  e->facts.t9_moves = calloc (e->n_words + 1, sizeof *e->facts.t9_moves);
+  entry = calloc (n + 1, 1);
+  keeps = malloc (n + 1);
+  moves = calloc (n + 1, 1);
+  in = malloc ((n + 1) * sizeof *in);
+  after = malloc ((n + 1) * sizeof *after);
+  if (e->facts.t9_moves == NULL || entry == NULL || keeps == NULL
+      || moves == NULL || in == NULL || after == NULL)
+    goto done;
+  mark_entries (a, entry);
+  mark_outside_blocks (a, entry);
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+      if (cfg->blocks[cfg->blocks[i].succ[k]].func != cfg->blocks[i].func)
+	entry[cfg->blocks[i].succ[k]] = 1;
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct block *to = cfg_block_at (cfg, a->relocs.entries[k].target);
+      if (a->relocs.entries[k].type == RELOC_JUMP_TABLE && to != NULL
+	  && to->start == a->relocs.entries[k].target)
+	entry[to - cfg->blocks] = 1;
+    }
+  for (size_t f = 0; f < cfg->n_funcs; f++)
+    {
+      uint32_t first = cfg->funcs[f].first_block, nb = cfg->funcs[f].n_blocks;
+      uint64_t sources = 0;
+
+      for (uint32_t j = first; j < first + nb; j++)
+	for (uint32_t x = cfg->blocks[j].start; x < cfg->blocks[j].end; x += 4)
+	  {
+	    const struct insn *insn = code_insn_at (&a->code, x);
+	    unsigned src = insn != NULL ? t9_move_source (insn) : 0;
+	    if (src != 0)
+	      {
+		sources |= R (src);
+		moves[j] = 1;
+	      }
+	  }
+      for (unsigned reg = 16; reg <= 30 && sources != 0; reg++)
+	{
+	  bool changed = false;
+	  if (!(sources & R (reg)))
+	    continue;
+	  /* The blocks' transfers, once; a function that never sets the
+	     register to a code address has nothing to find.  */
+	  for (uint32_t j = first; j < first + nb; j++)
+	    {
+	      keeps[j] = reg_const_keeps (e, &cfg->blocks[j], reg, &after[j]);
+	      changed |= !keeps[j] && after[j] != 0;
+	      in[j] = entry[j] ? 0 : 1;
+	    }
+	  while (changed)
+	    {
+	      changed = false;
+	      for (uint32_t j = first; j < first + nb; j++)
+		{
+		  const struct block *b = &cfg->blocks[j];
+		  uint32_t v;
+		  if (in[j] == 1)
+		    continue;
+		  v = keeps[j] ? in[j] : after[j];
+		  for (uint32_t k = 0; k < b->n_succ; k++)
+		    {
+		      uint32_t t = b->succ[k], old;
+		      if (t < first || t >= first + nb)
+			continue;
+		      old = in[t];
+		      in[t] = old == 1 || old == v ? v : 0;
+		      changed |= in[t] != old;
+		    }
+		}
+	    }
+	  for (uint32_t j = first; j < first + nb; j++)
+	    {
+	      const struct block *b = &cfg->blocks[j];
+	      uint32_t v = in[j] == 1 ? 0 : in[j];
+	      for (uint32_t x = b->start; x < b->end && moves[j]; x += 4)
+		{
+		  const struct insn *insn = code_insn_at (&a->code, x);
+		  if (insn == NULL)
+		    break;
+		  if (t9_move_source (insn) == reg && v != 0)
+		    e->facts.t9_moves[emit_word_index (e, x)] = v;
+		  v = reg_const_step (e, v, insn, reg);
+		}
+	    }
+	}
+    }
+  ok = true;
+
+ done:
+  free (entry);
+  free (keeps);
+  free (moves);
+  free (in);
+  free (after);
+  return ok;
 }
 
 /* Fill T9[i] with the original code address that t9 holds on entry to
@@ -236,13 +417,64 @@ direct_way_in (const struct cfg *cfg, const struct insn *insn,
 	 && ((*from)->func != (*to)->func || insn->kind == INSN_CALL);
 }
 
+/* Set DEAD[i] for every block i of E's CFG whose end control never
+   passes: a call to a function of the object that never returns (its
+   return point may be the next function: GCC ends a function with
+   such a call), and the nops that only such a call's return falls
+   into (alignment before the next function).  False when out of
+   memory.  */
+
+static bool
+mark_dead_after_noreturn (const struct emitter *e, unsigned char *dead)
+{
+  const struct analysis *a = e->a;
+  const struct cfg *cfg = &a->cfg;
+  unsigned char *other_in;
+
+  if (e->facts.returns == NULL)
+    return true;
+  /* The blocks that a way other than from the block right before them
+     reaches: a branch or call's return from elsewhere, a table, a
+     symbol or pointer.  */
+  other_in = calloc (cfg->n_blocks + 1, 1);
+  if (other_in == NULL)
+    return false;
+  mark_entries (a, other_in);
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    for (uint32_t k = 0; k < cfg->blocks[i].n_succ; k++)
+      if (cfg->blocks[i].succ[k] != i + 1)
+	other_in[cfg->blocks[i].succ[k]] = 1;
+  for (size_t k = 0; k < a->relocs.n_entries; k++)
+    {
+      const struct block *to = cfg_block_at (cfg, a->relocs.entries[k].target);
+      if (to != NULL)
+	other_in[to - cfg->blocks] = 1;
+    }
+  for (size_t i = 0; i < cfg->n_blocks; i++)
+    {
+      const struct block *b = &cfg->blocks[i];
+      bool nops = i > 0 && !other_in[i] && dead[i - 1]
+		  && cfg->blocks[i - 1].end == b->start;
+      for (uint32_t x = b->start; x < b->end && nops; x += 4)
+	{
+	  const struct insn *insn = code_insn_at (&a->code, x);
+	  nops = insn != NULL && insn->word == 0;
+	}
+      dead[i] = nops || ((b->flags & BLOCK_F_CALL)
+			 && calls_noreturn (e, e->facts.returns, b));
+    }
+  free (other_in);
+  return true;
+}
+
 /* Set ENTRY_OK[i] for every block i where t9 holds the new address of
    the entry of its function on every direct way in, given the block
-   constants T9 (t9_constants).  */
+   constants T9 (t9_constants); DEAD marks the blocks that never run
+   (mark_dead_after_noreturn).  */
 
 static void
 mark_t9_entries (const struct emitter *e, const uint32_t *t9,
-		 unsigned char *entry_ok)
+		 const unsigned char *dead, unsigned char *entry_ok)
 {
   const struct analysis *a = e->a;
   const struct cfg *cfg = &a->cfg;
@@ -281,7 +513,8 @@ mark_t9_entries (const struct emitter *e, const uint32_t *t9,
 	  entry_ok[to - cfg->blocks] = 0;
       }
   for (size_t i = 1; i < cfg->n_blocks; i++)
-    if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i]))
+    if (falls_into (code, &cfg->blocks[i - 1], &cfg->blocks[i])
+	&& !dead[i - 1])
       entry_ok[i] = 0;
 }
 
@@ -537,11 +770,12 @@ t9_dataflow (struct emitter *e, char **errmsg)
   unsigned char *entry_ok = calloc (n + 1, 1);
   unsigned char *in = malloc (n + 1);
   unsigned char *t9_out = malloc (n + 1);
+  unsigned char *dead = calloc (n + 1, 1);
   uint32_t *t9 = malloc ((n + 1) * sizeof *t9);
   bool changed = true, ok = false;
 
   if (entry == NULL || entry_ok == NULL || in == NULL || t9_out == NULL
-      || t9 == NULL)
+      || dead == NULL || t9 == NULL)
     {
       *errmsg = strdup ("out of memory");
       goto done;
@@ -550,6 +784,11 @@ t9_dataflow (struct emitter *e, char **errmsg)
     memset (in, 0, n + 1);
   else
     {
+      if (!t9_moves_compute (e) || !mark_dead_after_noreturn (e, dead))
+	{
+	  *errmsg = strdup ("out of memory");
+	  goto done;
+	}
       t9_constants (e, t9);
       if (!plan_t9_trampolines (e, t9))
 	{
@@ -558,7 +797,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
 	}
       mark_entries (e->a, entry);
       mark_outside_blocks (e->a, entry);
-      mark_t9_entries (e, t9, entry_ok);
+      mark_t9_entries (e, t9, dead, entry_ok);
       memset (in, 1, n + 1);
     }
   for (size_t i = 0; i < n; i++)
@@ -574,7 +813,9 @@ t9_dataflow (struct emitter *e, char **errmsg)
 	{
 	  const struct block *b = &cfg->blocks[i];
 	  bool o = in[i] && t9_out[i];
-	  if (b->flags & BLOCK_F_PADDING)
+	  /* Padding never runs, nor does anything come back from a call
+	     that never returns.  */
+	  if ((b->flags & BLOCK_F_PADDING) || dead[i])
 	    continue;
 	  for (uint32_t s = 0; s < b->n_succ; s++)
 	    {
@@ -599,6 +840,7 @@ t9_dataflow (struct emitter *e, char **errmsg)
   free (entry_ok);
   free (in);
   free (t9_out);
+  free (dead);
   free (t9);
   return ok;
 }

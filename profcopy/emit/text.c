@@ -423,6 +423,7 @@ emit_free (struct emitter *e)
   free (e->plan.gotref_form);
   free (e->facts.gp_valid);
   free (e->facts.t9_valid);
+  free (e->facts.t9_moves);
   free (e->layout.t9_const);
   free (e->facts.gp_saved);
   free (e->facts.gp_untrusted);
