@@ -306,6 +306,11 @@ t9_constants (const struct emitter *e, uint32_t *t9)
 	  const struct insn *insn = code_insn_at (&a->code, x);
 	  if (insn != NULL)
 	    v = t9_const_step (e, v, insn);
+	  /* The slot of a branch-likely runs on the taken way only: what
+	     it writes into t9 is known on neither.  */
+	  if (insn != NULL && insn == slot && last != NULL
+	      && (last->flags & INSN_F_LIKELY) && (insn->writes & R (REG_T9)))
+	    v = 0;
 	}
       keeps[i] = v == 1;
       after[i] = v == 1 ? 0 : v;
