@@ -385,6 +385,15 @@ put_island (struct cursor *c, bool over)
   c->isl.n = 0;
 }
 
+/* Load into R the gp that P's function saved in its frame, sp lowered
+   by spill_frame (P).  */
+
+static void
+put_saved_gp (struct cursor *c, const struct snippet *p, unsigned r)
+{
+  put (c, itype (OP_LW, REG_SP, r, (uint32_t) p->saved_gp + spill_frame (p)));
+}
+
 /* Write the way to counter INDEX planned in P (for code of block
    BLOCK, whose function's entry t9 may hold) into P's base register,
    sp lowered by spill_frame (P); the counter's low word is
@@ -409,8 +418,7 @@ put_counter_base (struct cursor *c, size_t index, size_t block,
       put (c, itype (OP_LW, REG_GP, r1, 4 * slot - 0x7ff0));
       break;
     case COUNT_SAVED_GP:
-      put (c, itype (OP_LW, REG_SP, r1,
-		     (uint32_t) p->saved_gp + spill_frame (p)));
+      put_saved_gp (c, p, r1);
       put (c, itype (OP_LW, r1, r1, 4 * slot - 0x7ff0));
       break;
     case COUNT_T9:
@@ -479,8 +487,7 @@ put_snippet (struct cursor *c, size_t index, size_t block,
 	put_llsc (c, REG_GP, p->regs[0], off, hoist, skip, skip_to);
       else
 	{
-	  put (c, itype (OP_LW, REG_SP, p->regs[0],
-			 (uint32_t) p->saved_gp + spill_frame (p)));
+	  put_saved_gp (c, p, p->regs[0]);
 	  put_llsc (c, p->regs[0], p->regs[1], off, hoist, skip, skip_to);
 	}
     }
