@@ -185,13 +185,50 @@ write_image (int fd, const unsigned char *image, size_t size,
 	     const struct new_segment *seg, const unsigned char *tail,
 	     size_t tail_len)
 {
-  return write_all (fd, image, size)
-	 && write_zeros (fd, seg->offset - size)
-	 && write_all (fd, seg->bytes, seg->rx_size)
-	 && write_zeros (fd, seg->rw_file - seg->rx_size)
-	 && write_all (fd, seg->bytes + seg->rw_start,
-		       seg->filesz - seg->rw_start)
-	 && (tail == NULL || write_all (fd, tail, tail_len));
+  uint32_t at = segment_offset (seg, seg->filesz);
+
+  if (!(write_all (fd, image, size)
+	&& write_zeros (fd, seg->offset - size)
+	&& write_all (fd, seg->bytes, seg->rx_size)
+	&& write_zeros (fd, seg->rw_file - seg->rx_size)
+	&& write_all (fd, seg->bytes + seg->rw_start,
+		      seg->filesz - seg->rw_start)))
+    return false;
+  for (size_t i = 0; i < seg->n_extra; i++)
+    {
+      if (!write_zeros (fd, seg->extra[i].offset - at)
+	  || !write_all (fd, seg->extra[i].bytes, seg->extra[i].filesz))
+	return false;
+      at = seg->extra[i].offset + seg->extra[i].filesz;
+    }
+  return tail == NULL || write_all (fd, tail, tail_len);
+}
+
+/* Write the PT_LOAD entry for X at PH.  */
+
+static void
+put_load (unsigned char *ph, const struct extra_load *x, bool big_endian)
+{
+  put32 (ph + 0, PT_LOAD, big_endian);
+  put32 (ph + 4, x->offset, big_endian);
+  put32 (ph + 8, x->vaddr, big_endian);
+  put32 (ph + 12, x->vaddr, big_endian);
+  put32 (ph + 16, x->filesz, big_endian);
+  put32 (ph + 20, x->memsz, big_endian);
+  put32 (ph + 24, x->flags, big_endian);
+  put32 (ph + 28, 0x10000, big_endian);
+}
+
+/* The file offset where SEG's last bytes end (extra loads included).  */
+
+static uint32_t
+segments_end (const struct new_segment *seg)
+{
+  uint32_t at = segment_offset (seg, seg->filesz);
+
+  for (size_t i = 0; i < seg->n_extra; i++)
+    at = seg->extra[i].offset + seg->extra[i].filesz;
+  return at;
 }
 
 /* The temporary files this process is writing, removed by
@@ -378,7 +415,7 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
 
     if (get16 (image + 42, big_endian) != sizeof (Elf32_Phdr)
 	|| phoff > size || (size_t) phnum * sizeof (Elf32_Phdr) > size - phoff
-	|| seg->rx_size < 32 * ((size_t) phnum + 2))
+	|| seg->rx_size < 32 * ((size_t) phnum + 2 + seg->n_extra))
       {
 	*errmsg = strdup ("internal error: no room for the program headers");
 	return false;
@@ -400,34 +437,31 @@ elf_write_with_segment (const char *out_path, unsigned char *image,
 	    put32 (ph + 4, seg->offset, big_endian);
 	    put32 (ph + 8, seg->vaddr, big_endian);
 	    put32 (ph + 12, seg->vaddr, big_endian);
-	    put32 (ph + 16, (n + 2) * sizeof (Elf32_Phdr), big_endian);
-	    put32 (ph + 20, (n + 2) * sizeof (Elf32_Phdr), big_endian);
+	    put32 (ph + 16, (n + 2 + seg->n_extra) * sizeof (Elf32_Phdr),
+		   big_endian);
+	    put32 (ph + 20, (n + 2 + seg->n_extra) * sizeof (Elf32_Phdr),
+		   big_endian);
 	  }
       }
-    ph = table + n++ * sizeof (Elf32_Phdr);
-    put32 (ph + 0, PT_LOAD, big_endian);
-    put32 (ph + 4, seg->offset, big_endian);
-    put32 (ph + 8, seg->vaddr, big_endian);
-    put32 (ph + 12, seg->vaddr, big_endian);
-    put32 (ph + 16, seg->rx_size, big_endian);
-    put32 (ph + 20, seg->rx_size, big_endian);
-    put32 (ph + 24, PF_R | PF_X, big_endian);
-    put32 (ph + 28, 0x10000, big_endian);
-    ph = table + n++ * sizeof (Elf32_Phdr);
-    put32 (ph + 0, PT_LOAD, big_endian);
-    put32 (ph + 4, seg->offset + seg->rw_file, big_endian);
-    put32 (ph + 8, seg->vaddr + seg->rw_start, big_endian);
-    put32 (ph + 12, seg->vaddr + seg->rw_start, big_endian);
-    put32 (ph + 16, seg->filesz - seg->rw_start, big_endian);
-    put32 (ph + 20, seg->memsz - seg->rw_start, big_endian);
-    put32 (ph + 24, PF_R | PF_W, big_endian);
-    put32 (ph + 28, 0x10000, big_endian);
+    {
+      struct extra_load rx = { seg->vaddr, seg->offset, seg->rx_size,
+			       seg->rx_size, PF_R | PF_X, NULL };
+      struct extra_load rw = { seg->vaddr + seg->rw_start,
+			       seg->offset + seg->rw_file,
+			       seg->filesz - seg->rw_start,
+			       seg->memsz - seg->rw_start, PF_R | PF_W, NULL };
+      put_load (table + n++ * sizeof (Elf32_Phdr), &rx, big_endian);
+      put_load (table + n++ * sizeof (Elf32_Phdr), &rw, big_endian);
+      for (size_t i = 0; i < seg->n_extra; i++)
+	put_load (table + n++ * sizeof (Elf32_Phdr), &seg->extra[i],
+		  big_endian);
+    }
     put32 (image + 28, seg->offset, big_endian);
     put16 (image + 44, n, big_endian);
   }
   if (seg->n_sections > 0)
     tail = section_tail (image, size, big_endian, seg,
-			 segment_offset (seg, seg->filesz), &tail_len);
+			 segments_end (seg), &tail_len);
   job.image = image;
   job.size = size;
   job.seg = seg;

@@ -20,6 +20,17 @@ struct new_section
   uint32_t type, flags, addr, size, align, entsize;
 };
 
+/* A further PT_LOAD after the new segments (struct new_segment):
+   FILESZ BYTES at file offset OFFSET, mapped at VADDR (congruent modulo
+   64 KiB) up to MEMSZ, with the permissions FLAGS (PF_*): the static
+   runtime's segments (elf-write.c also writes the new segments' own
+   entries from it).  */
+struct extra_load
+{
+  uint32_t vaddr, offset, filesz, memsz, flags;
+  const unsigned char *bytes;
+};
+
 /* The new loadable segments: BYTES, mapped at VADDR from OFFSET, hold
    the code segment (read and execute; RX_SIZE bytes, starting with room
    for the new program header table: 32 bytes for each old entry and two
@@ -36,6 +47,11 @@ struct new_segment
   uint32_t rx_size, rw_start, rw_file;
   const struct new_section *sections;	/* Section headers to add.  */
   size_t n_sections;
+  /* Further PT_LOADs, in the file after the data segment, in order of
+     their offsets; RX_SIZE's room for the program header table has one
+     more entry for each.  */
+  const struct extra_load *extra;
+  size_t n_extra;
 };
 
 /* Write IMAGE, a modified copy of an ELF32 object, followed by SEG as

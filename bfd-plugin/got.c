@@ -105,6 +105,10 @@ object_find_got (struct mips_object *obj, char **errmsg)
     return object_error (errmsg, "DT_MIPS_GOTSYM (%u) is past "
 			 "DT_MIPS_SYMTABNO (%u)", (unsigned) obj->dyn.gotsym,
 			 (unsigned) obj->dyn.symtabno);
+  /* A static executable's GOT has no dynamic section to describe it:
+     every entry is local, its value fixed by the link.  */
+  if (obj->static_exe && got != NULL && got->type != SHT_NOBITS)
+    obj->dyn.local_gotno = got->size / 4;
   if (got != NULL && got->type != SHT_NOBITS)
     {
       uint64_t n = obj->dyn.local_gotno;

@@ -443,8 +443,8 @@ check_abiflags (struct mips_object *obj, char **errmsg)
   return true;
 }
 
-/* Find PT_INTERP and PT_DYNAMIC; refuse a static executable, and an
-   object with two dynamic sections.  */
+/* Find PT_INTERP and PT_DYNAMIC; note a static executable; refuse an
+   object with two dynamic sections, or that needs one and has none.  */
 
 static bool
 check_dynamic_linking (struct mips_object *obj, char **errmsg)
@@ -470,10 +470,14 @@ check_dynamic_linking (struct mips_object *obj, char **errmsg)
 	  obj->interp = (const char *) p;
 	}
     }
-  if (!has_dynamic)
-    return object_error (errmsg, "static executable: profcopy rewrites "
-			 "dynamically linked programs and their shared "
-			 "objects (no dynamic section)");
+  /* A static executable: its copy gets the static runtime inside it
+     (rewrite.c).  A shared object or PIE without a dynamic section
+     cannot be loaded at all.  */
+  if (!has_dynamic && (obj->e_type != ET_EXEC || obj->interp != NULL))
+    return object_error (errmsg, "no dynamic section in a %s",
+			 obj->e_type == ET_EXEC ? "program with a dynamic "
+			 "linker (PT_INTERP)" : "position-independent object");
+  obj->static_exe = !has_dynamic;
   return true;
 }
 

@@ -98,6 +98,8 @@ struct mips_object
   bool pie;			/* ET_DYN with DF_1_PIE, or with PT_INTERP
 				   and no DT_SONAME (libc.so.6 has a
 				   PT_INTERP but is no PIE).  */
+  bool static_exe;		/* ET_EXEC without PT_DYNAMIC (nor
+				   PT_INTERP): a static executable.  */
   const char *interp;		/* PT_INTERP contents, or NULL.  */
   void *abfd;			/* The BFD (bfd *), kept open for libopcodes;
 				   NULL from object_read.  */

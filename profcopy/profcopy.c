@@ -118,7 +118,9 @@ usage (FILE *stream, int status)
       --copy-dir=DIR             Look for the profiled copies that wrote\n\
                                    the --use-profile profiles in DIR first\n\
       --runtime=FILE             The runtime library to copy with\n\
-                                   --whole-program (default: %s/mips[el]/%s)\n\
+                                   --whole-program (default: %s/mips[el]/%s);\n\
+                                   a static executable's copy takes\n\
+                                   libprofcopy-static.so from its directory\n\
       --run-dir=DIR              With --whole-program, the absolute path of\n\
                                    the directory the copies will run from,\n\
                                    for a program linked with musl (default:\n\
@@ -276,6 +278,7 @@ rewrite_one (const struct options *opts, const char *in, const char *out,
   ropts.verbose = opts->verbose;
   ropts.runtime_soname = main_program ? RUNTIME_SONAME : NULL;
   ropts.interp = main_program ? opts->interp : NULL;
+  ropts.runtime = opts->runtime;
   ropts.use_profile = opts->used.n_objects > 0 ? &opts->used : NULL;
   ropts.scope = opts->scope;
   ropts.scope_index = scope_index;

@@ -32,6 +32,7 @@
 #include "rewrite.h"
 #include "rewriter.h"
 #include "segment.h"
+#include "static-runtime.h"
 
 /* Build RW's new segments for the original at IN_PATH, and patch the
    copy of its image to use them.  */
@@ -113,6 +114,18 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
     {
       *errmsg = strdup ("already profiled (it is a copy that profcopy"
 			" wrote); give profcopy the original");
+      return false;
+    }
+  /* The static runtime has neither: no dynamic linker to find the
+     trace probes' TLS, no libc's fork handlers to start the watcher
+     again in a child.  */
+  if (rw->a.obj.static_exe && (opts->calls || opts->folded))
+    {
+      *errmsg = strdup (opts->calls
+			? "--calls: a static executable cannot have call "
+			  "traces (they need the dynamic linker)"
+			: "--counter-carry=watcher: a static executable's "
+			  "counters carry inline");
       return false;
     }
   /* Liveness comes with emit_narrow_liveness.  */
@@ -244,6 +257,61 @@ loaded_by_musl (const struct mips_object *obj)
   return strncmp (base, "ld-musl-", 8) == 0;
 }
 
+/* Write the copy of a static executable, RW's patched image with its
+   new segments SEG and the static runtime after them, to OUT_PATH with
+   MODE.  The runtime's entry is the copy's, and its data segment ends
+   at the offset in a 64 KiB page where the original's image ended (the
+   heap starts there: see write_output).  */
+
+static bool
+write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
+	      const char *out_path, char **errmsg)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  struct static_runtime srt;
+  char *path = static_runtime_path (rw->opts->runtime, obj->big_endian);
+  uint32_t end, file_end, phdr = 0, ehdr = 0;
+  bool ok;
+
+  if (path == NULL)
+    return no_memory (errmsg);
+  end = seg->vaddr + seg->memsz;
+  file_end = seg->offset + seg->rw_file + (seg->filesz - seg->rw_start);
+  /* The original's program headers, where its segments map them.  */
+  for (size_t i = 0; i < obj->n_segments; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+      if (s->type == PT_LOAD && obj->e_phoff >= s->offset
+	  && obj->e_phoff - s->offset < s->filesz
+	  && 32 * (size_t) obj->n_segments <= s->filesz
+					      - (obj->e_phoff - s->offset))
+	{
+	  phdr = s->vaddr + (obj->e_phoff - s->offset);
+	  if (s->offset == 0)
+	    ehdr = s->vaddr;
+	  break;
+	}
+    }
+  ok = static_runtime_load (&srt, path, obj->big_endian, end, file_end,
+			    emit_map (&rw->e, obj->e_entry), phdr,
+			    phdr != 0 ? (uint32_t) obj->n_segments : 0, ehdr,
+			    errmsg);
+  free (path);
+  if (ok)
+    {
+      struct extra_load *data = &srt.loads[1];
+      uint32_t data_end = data->vaddr + data->memsz;
+      data->memsz += (image_end (obj) - data_end) & 0xffffu;
+      put32 (rw->image + 24, srt.entry, obj->big_endian);
+      seg->extra = srt.loads;
+      seg->n_extra = 2;
+      ok = elf_write_with_segment (out_path, rw->image, obj->size,
+				   obj->big_endian, seg, mode, errmsg);
+    }
+  static_runtime_free (&srt);
+  return ok;
+}
+
 /* Write the patched image with RW's new segments to OUT_PATH, with the
    mode of the original at IN_PATH.  */
 
@@ -264,6 +332,14 @@ write_output (const struct rewriter *rw, const char *in_path,
   seg.rw_start = rw->rw_start;
   seg.rw_file = rw->rw_file;
   seg.memsz = rw->e.seg.counters + 8 * n_counters (&rw->e) - rw->sb.vaddr;
+  seg.sections = rw->sections;
+  seg.n_sections = rw->n_sections;
+  seg.extra = NULL;
+  seg.n_extra = 0;
+  /* A static executable's image ends with the static runtime's
+     segments, which write_static places and pads.  */
+  if (rw->a.obj.static_exe)
+    return write_static (rw, &seg, st.st_mode, out_path, errmsg);
   /* A program's heap starts where its image ends (qemu-user starts
      brk right there, not on a page boundary): the copy's image ends at
      the same offset in a 64 KiB page as the original's, so that the
@@ -281,8 +357,6 @@ write_output (const struct rewriter *rw, const char *in_path,
   else
     seg.memsz = (uint32_t) (((uint64_t) seg.vaddr + seg.memsz + 0xffff)
 			    & ~(uint64_t) 0xffff) - seg.vaddr;
-  seg.sections = rw->sections;
-  seg.n_sections = rw->n_sections;
   return elf_write_with_segment (out_path, rw->image, rw->a.obj.size,
 				 rw->a.obj.big_endian, &seg, st.st_mode,
 				 errmsg);

@@ -31,6 +31,10 @@ struct rewrite_options
   /* For a main program: the path its PT_INTERP names instead of its
      own (the copy of musl's dynamic linker), or NULL.  */
   const char *interp;
+  /* The --runtime option, or NULL: the copy of a static executable
+     takes the static runtime from its directory
+     (static_runtime_path).  */
+  const char *runtime;
   /* Profiles of earlier runs (--use-profile), or NULL: an object that
      one of them counted (same checksum and size) gets its counters
      placed by those counts.  */

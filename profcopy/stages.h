@@ -26,7 +26,9 @@
 /* System call numbers of o32 MIPS Linux (asm/unistd.h: 4000 + N).  */
 #define SYS_FORK	4002
 #define SYS_EXECVE	4011
+#define SYS_SIGACTION	4067
 #define SYS_CLONE	4120
+#define SYS_RT_SIGACTION	4194
 #define SYS_EXIT_GROUP	4246
 #define SYS_EXECVEAT	4356
 #define SYS_CLONE3	4435

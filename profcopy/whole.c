@@ -375,17 +375,26 @@ check_runtime (const char *runtime, bool big_endian)
    the qemu-user of the byte order (BIG_ENDIAN), with the sysroot the
    libraries came from (on a board of that byte order, the copy runs as
    it is), from RUN_DIR when it is not NULL (--run-dir of a program
-   linked with musl).  */
+   linked with musl); a static executable (STATIC_EXE) needs no
+   sysroot.  */
 
 static void
 say_written (const struct options *opts, const struct needed_closure *closure,
-	     const char *program, const char *run_dir, bool big_endian)
+	     const char *program, const char *run_dir, bool big_endian,
+	     bool static_exe)
 {
   size_t n = closure->n_libs + closure->has_loader;
   const char *base = strrchr (program, '/');
   bool moved = run_dir != NULL;
 
   base = base != NULL ? base + 1 : program;
+  if (static_exe)
+    {
+      printf ("%s: wrote %s, a static executable with the runtime inside;"
+	      " run it with: qemu-%s %s\n", program_name, program,
+	      big_endian ? "mips" : "mipsel", program);
+      return;
+    }
   printf ("%s: wrote %s with %zu shared object%s and the runtime; %s%s%srun"
 	  " it with: qemu-%s%s%s %s%s%s\n", program_name, program, n,
 	  n == 1 ? "" : "s", moved ? "move them to " : "",
@@ -416,7 +425,7 @@ whole_program (const struct options *opts, const char *exe)
   char *run_dir = NULL;
   size_t n_objects = 0;
   int status = 0;
-  bool big_endian, made_dir = false;
+  bool big_endian, static_exe, made_dir = false;
 
   if (!object_open (exe, &obj, &err))
     {
@@ -425,6 +434,7 @@ whole_program (const struct options *opts, const char *exe)
       return 1;
     }
   big_endian = obj.big_endian;
+  static_exe = obj.static_exe;
   object_close (&obj);
 
   if (!find_needed (opts, exe, big_endian, &closure))
@@ -499,7 +509,16 @@ whole_program (const struct options *opts, const char *exe)
       /* Copied: the jobs rewrite with the mode chosen here.  */
       chosen = *opts;
       chosen.update = UPDATE_SINGLE;
-      for (size_t i = 0; i < n_objects; i++)
+      /* A static executable imports nothing: whether it starts threads
+	 cannot be told from its imports.  */
+      if (static_exe)
+	{
+	  chosen.update = UPDATE_ATOMIC;
+	  if (opts->verbose)
+	    fprintf (stderr, "%s: %s is a static executable: atomic "
+		     "increments\n", program_name, exe);
+	}
+      for (size_t i = 0; i < n_objects && !static_exe; i++)
 	{
 	  const char *path = object_path (exe, &closure, i);
 	  const char *name = NULL;
@@ -519,7 +538,7 @@ whole_program (const struct options *opts, const char *exe)
 	      break;
 	    }
 	}
-      if (opts->verbose && chosen.update == UPDATE_SINGLE)
+      if (opts->verbose && !static_exe)
 	fprintf (stderr, "%s: no object imports a function that starts "
 		 "threads: single increments\n", program_name);
       opts = &chosen;
@@ -565,7 +584,8 @@ whole_program (const struct options *opts, const char *exe)
   out = path_in (opts->output, RUNTIME_SONAME);
   if (out == NULL)
     status = 1;
-  if (status == 0 && !elf_copy_file (runtime, out, &err))
+  /* A static executable's copy has the runtime inside it.  */
+  if (status == 0 && !static_exe && !elf_copy_file (runtime, out, &err))
     {
       file_error (runtime, "cannot copy the runtime: %s",
 		  err != NULL ? err : "out of memory");
@@ -585,7 +605,8 @@ whole_program (const struct options *opts, const char *exe)
     }
   if (status == 0)
     say_written (opts, &closure, jobs[0].out,
-		 opts->run_dir != NULL ? run_dir : NULL, big_endian);
+		 opts->run_dir != NULL ? run_dir : NULL, big_endian,
+		 static_exe);
   free_jobs (jobs, n_objects);
   if (out == NULL)
     goto nomem;

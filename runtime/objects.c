@@ -27,6 +27,26 @@
 #include "segment.h"
 #include "sys.h"
 
+#ifdef PCRT_STATIC
+
+/* A static executable has no dynamic linker's list: its one object is
+   the program itself, loaded where it was linked.  */
+static const struct link_map static_program = { .l_name = (char *) "" };
+
+bool
+pcrt_glibc_loader (void)
+{
+  return false;
+}
+
+const struct link_map *
+pcrt_objects (void)
+{
+  return &static_program;
+}
+
+#else
+
 /* The dynamic linker's list: glibc's r_debug, or musl's debug record
    (struct debug, whose first two fields are those of struct r_debug),
    reached through the pointer musl exports.  Weak, so that the runtime
@@ -50,6 +70,8 @@ pcrt_objects (void)
     return _dl_debug_addr->r_map;
   return NULL;
 }
+
+#endif
 
 /* The program headers of every object loaded at start-up, noted by the
    constructor (pcrt_note_objects).  Objects loaded later (dlopen) are found
@@ -179,6 +201,13 @@ name_copy (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum,
   for (size_t i = 0; i < phnum; i++)
     if (phdr[i].p_type == PT_DYNAMIC)
       dyn = bias + phdr[i].p_vaddr;
+  /* A static executable's copy: the program.  */
+  if (dyn == 0 && first != NULL && first->l_ld == NULL
+      && first->l_addr == bias && program_file_len != 0)
+    {
+      name = program_file;
+      len = program_file_len;
+    }
   for (const struct link_map *l = first; l != NULL && dyn != 0;
        l = l->l_next)
     if ((uintptr_t) l->l_ld == dyn)

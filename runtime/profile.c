@@ -213,6 +213,12 @@ pcrt_syscall_hook (long nr, long a0, long a1, long a2)
       if (!(flags & CLONE_VM))
 	pcrt_trace_fork ();
       break;
+#ifdef PCRT_STATIC
+    case __NR_sigaction:
+    case __NR_rt_sigaction:
+      pcrt_give_signal ((int) a0);
+      break;
+#endif
     default:
       break;
     }
@@ -382,12 +388,14 @@ exit_handler (void *unused)
    that was loaded at start-up.  */
 static bool write_at_fini;
 
+#ifndef PCRT_STATIC
 static void __attribute__ ((destructor))
 pcrt_fini (void)
 {
   if (write_at_fini)
     exit_handler (NULL);
 }
+#endif
 
 /* The base name of PATH.  */
 
@@ -413,18 +421,26 @@ extern char *program_invocation_short_name __attribute__ ((weak));
    follows the environment on the initial stack.  In a process without
    profiled objects it does nothing.  */
 
+#ifndef PCRT_STATIC
 static void __attribute__ ((constructor))
 pcrt_init (int argc, char **argv, char **envp)
 {
-  const ElfW (auxv_t) *auxv = NULL;
-
   if (!pcrt_glibc_loader ())
     {
       argc = 0;
       argv = NULL;
       envp = NULL;
     }
-  env = envp != NULL ? envp : (&environ != NULL ? environ : NULL);
+  pcrt_start (argc, argv, envp);
+}
+#endif
+
+void
+pcrt_start (int argc, char **argv, char **envp)
+{
+  const ElfW (auxv_t) *auxv = NULL;
+
+  env = envp != NULL ? envp : PCRT_WEAK_PRESENT (environ) ? environ : NULL;
   if (env != NULL)
     {
       char *const *e = env;
@@ -433,7 +449,7 @@ pcrt_init (int argc, char **argv, char **envp)
       auxv = (const ElfW (auxv_t) *) (e + 1);
     }
   program_name = argc > 0 && argv != NULL ? base_name (argv[0])
-		 : &program_invocation_short_name != NULL
+		 : PCRT_WEAK_PRESENT (program_invocation_short_name)
 		 ? program_invocation_short_name : NULL;
   if (aux_value (auxv, AT_PAGESZ) != 0)
     page_size = aux_value (auxv, AT_PAGESZ);
@@ -467,7 +483,7 @@ pcrt_exit_hooked (void)
 char *const *
 pcrt_environment (void)
 {
-  return env != NULL ? env : (&environ != NULL ? environ : NULL);
+  return env != NULL ? env : PCRT_WEAK_PRESENT (environ) ? environ : NULL;
 }
 
 const char *

@@ -235,4 +235,11 @@ PCRT_HIDDEN void pcrt_put_bytes (const void *p, size_t len);
 PCRT_HIDDEN void pcrt_take_signals (void (*handler) (int, siginfo_t *,
 						     void *));
 
+/* Before the program sets or asks for the action of signal SIGNO
+   itself, in a static executable (the syscall hook): if the runtime's
+   handler stands in for its default action, put that action back and
+   give the signal up, so that the program sees and changes what it
+   would without the runtime.  */
+PCRT_HIDDEN void pcrt_give_signal (int signo);
+
 #endif /* PROFCOPY_RUNTIME_PROFILE_H */

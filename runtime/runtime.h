@@ -24,7 +24,19 @@
 #include "segment.h"
 
 #define PCRT_HIDDEN __attribute__ ((visibility ("hidden")))
+
+/* PCRT_STATIC builds the runtime that profcopy places inside the copy
+   of a static executable (libprofcopy-static.so, static.c): no dynamic
+   linker relocates it against anything, so it exports and imports
+   nothing, and the weak imports of libprofcopy.so (environ, the
+   dynamic linker's list) are absent.  */
+#ifdef PCRT_STATIC
+#define PCRT_EXPORT PCRT_HIDDEN
+#define PCRT_WEAK_PRESENT(sym) false
+#else
 #define PCRT_EXPORT __attribute__ ((visibility ("default")))
+#define PCRT_WEAK_PRESENT(sym) (&(sym) != NULL)
+#endif
 
 /* Raw system calls, without libc (o32: number in v0, arguments in
    a0..a3, a3 nonzero on error with the error number in v0): the
@@ -116,6 +128,12 @@ PCRT_HIDDEN const struct link_map *pcrt_objects (void);
    passes nothing.  */
 PCRT_HIDDEN bool pcrt_glibc_loader (void);
 
+/* The start of the runtime's work: what the constructor does with the
+   program's arguments ARGC and ARGV and its environment ENVP (NULL
+   when not known: musl), or what the static runtime's entry does with
+   those of the initial stack (static.c).  */
+PCRT_HIDDEN void pcrt_start (int argc, char **argv, char **envp);
+
 /* Write the profile of this process now, for REASON (PCPROF_REASON_*);
    SIGNO is the fatal signal for PCPROF_REASON_SIGNAL, else 0.  errno is
    preserved.  */
@@ -177,7 +195,8 @@ PCRT_HIDDEN const char *pcrt_program_name (void);
 static inline char *const *
 pcrt_current_environment (void)
 {
-  return &environ != NULL && environ != NULL ? environ : pcrt_environment ();
+  return PCRT_WEAK_PRESENT (environ) && environ != NULL ? environ
+	 : pcrt_environment ();
 }
 
 /* LEN bytes of fresh private memory from the mmap2 system call itself

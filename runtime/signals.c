@@ -81,6 +81,22 @@ pcrt_take_signals (void (*handler) (int, siginfo_t *, void *))
       }
 }
 
+void
+pcrt_give_signal (int signo)
+{
+  int i = handled_index (signo);
+
+  if (i < 0 || !taken[i])
+    return;
+  taken[i] = false;
+  sys_sigaction (signo, &stood_for[i], NULL);
+}
+
+/* The functions below stand in for libc's; a static executable's
+   libc cannot be interposed, and its copy calls the syscall hook
+   before its sigaction system calls instead (pcrt_give_signal).  */
+#ifndef PCRT_STATIC
+
 /* The layouts of struct sigaction on o32 MIPS: glibc's puts the flags
    first, musl's the handler, a set of 1024 signals, then the flags.
    The kernel's 128 signals are the first 16 bytes of either set.  */
@@ -239,3 +255,5 @@ sysv_signal (int signo, __sighandler_t handler)
   static uintptr_t next;
   return set_handler ("sysv_signal", &next, signo, handler);
 }
+
+#endif /* !PCRT_STATIC */

@@ -14,7 +14,9 @@
 # rewrites it with the installed PREFIX-profcopy --whole-program (its
 # default sysroot and runtime directory, no option), runs the copy
 # under qemu-user, compares its output with the original's, and reads
-# the profile with PREFIX-profreport.  The package is removed again at
+# the profile with PREFIX-profreport; the same for the demo linked
+# statically, rewritten alone (the static runtime inside the copy).
+# The package is removed again at
 # the end.  Prints one `PASS: ' or `FAIL: ' line per check, as DejaGnu
 # does, and exits non-zero if any failed.
 set -uo pipefail
@@ -85,6 +87,23 @@ for t in mips-linux-gnu mipsel-linux-gnu; do
   status=$?
   [ $status -eq 0 ] || { echo "--- run.err"; head -n 20 "$d/run.err"; }
   result $status "package: $t-profrun profiles the demo in one command"
+  # A static demo: the installed static runtime goes inside the copy.
+  "$t-gcc" -O2 -static -o "$d/sdemo" "$top/testsuite/fixtures/demo.c" -lm \
+    && "$qemu" "$d/sdemo" >"$d/sorig.out" 2>&1 \
+    && "/usr/bin/$t-profcopy" -o "$d/sprof" "$d/sdemo" \
+	 >"$d/sprofcopy.out" 2>&1 \
+    && "$qemu" -E PROFCOPY_OUTPUT="$d/sdemo.prof" "$d/sprof" \
+	 >"$d/sprof.out" 2>&1 \
+    && cmp -s "$d/sorig.out" "$d/sprof.out" \
+    && "/usr/bin/$t-profreport" "$d/sdemo.prof" >"$d/sflat.txt" 2>&1 \
+    && grep -q 'main (sdemo)' "$d/sflat.txt"
+  status=$?
+  if [ $status -ne 0 ]; then
+    for f in sprofcopy.out sprof.out sflat.txt; do
+      [ -f "$d/$f" ] && { echo "--- $f"; head -n 20 "$d/$f"; }
+    done
+  fi
+  result $status "package: $t-profcopy profiles a static demo with the installed static runtime"
   page=/usr/share/man/man1/$t-profcopy.1.gz
   [ -f "$page" ] && ! zcat "$page" | grep -q PKGLIBDIR \
     && zcat "$page" | grep -q /usr/lib/profcopy/mips

@@ -533,7 +533,10 @@ lay_out_code (struct rewriter *rw, struct seg_parts *at, char **errmsg)
   struct emitter *e = &rw->e;
   struct seg_builder *sb = &rw->sb;
 
-  at->phdrs = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 2), 4);
+  /* Two more entries for the new segments, and two for the static
+     runtime's in a static executable.  */
+  at->phdrs = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 2
+				     + (rw->a.obj.static_exe ? 2 : 0)), 4);
   if (at->phdrs == (size_t) -1)
     return no_memory (errmsg);
   at->text = (sb->size + 15) & ~(size_t) 15;
@@ -644,7 +647,7 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
     return false;
   e->plan.got.gp = e->plan.got.in_place ? obj->gp : e->plan.got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
-      && !move_dynamic (rw, errmsg))
+      && rw->a.obj.dyn.present && !move_dynamic (rw, errmsg))
     return false;
   if (rw->main_program && rw->opts->interp != NULL
       && !move_interp (rw, errmsg))

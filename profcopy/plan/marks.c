@@ -19,10 +19,13 @@
    (runtime/hook.S): exit_group (the profile is written there, after
    every destructor), the exec calls (it is written before the image
    goes) and the calls that make processes (fork, and clone, which may
-   make a child that shares this memory).  */
+   make a child that shares this memory).  In a static executable,
+   whose libc the runtime cannot interpose, the calls that set or ask
+   for a signal's action too: the runtime first gives back the signals
+   it handles (runtime/static.c).  STATIC_EXE says which.  */
 
 static bool
-hooked_syscall (uint32_t nr)
+hooked_syscall (uint32_t nr, bool static_exe)
 {
   switch (nr)
     {
@@ -33,6 +36,9 @@ hooked_syscall (uint32_t nr)
     case SYS_CLONE:
     case SYS_CLONE3:
       return true;
+    case SYS_SIGACTION:
+    case SYS_RT_SIGACTION:
+      return static_exe;
     default:
       return false;
     }
@@ -85,7 +91,7 @@ mark_syscall_hooks (struct emitter *e)
 	      || (insn->flags & INSN_F_SLOT) || e->facts.in_llsc[w])
 	    continue;
 	  nr = syscall_number (&a->code, b, at);
-	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr))
+	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr, a->obj.static_exe))
 	    continue;
 	  e->plan.hooks[w] |= HOOK_SYSCALL;
 	  if (nr == SYS_EXIT_GROUP)

@@ -13,7 +13,10 @@
    bit 4 --counter-carry=inline.  A main program gets the runtime's
    DT_NEEDED and $ORIGIN, as profcopy gives it, or with bit 5 the
    PT_INTERP and DT_RPATH of a program linked with musl whose dynamic
-   linker is profiled too.  A rewrite that worked
+   linker is profiled too.  A static executable gets the static
+   runtime that PROFCOPY_FUZZ_RUNTIME names (libprofcopy-static.so, or
+   libprofcopy.so beside it), or is refused without it; bit 4 clear
+   (the watcher) refuses it too.  A rewrite that worked
    must have written an object that the reader takes again (unless it
    is mostly a hole, below); one that failed must say why and leave no
    output behind.  */
@@ -47,6 +50,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   opts.single_update = bits & 8;
   opts.folded = !(bits & 16);
   opts.runtime_soname = "libprofcopy.so";
+  opts.runtime = getenv ("PROFCOPY_FUZZ_RUNTIME");
   if (bits & 32)
     opts.interp = "/opt/profiled/ld-musl-mipsel.so.1";
   if (!rewrite_object (in, out, &opts, &err))

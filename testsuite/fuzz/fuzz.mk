@@ -50,6 +50,7 @@ LIB_SOURCES = \
 	profcopy/emit/increments.c profcopy/emit/text.c \
 	profcopy/emit/hooks.c profcopy/emit/branches.c \
 	profcopy/emit/segment.c profcopy/emit/relocate.c profcopy/rewrite.c \
+	profcopy/static-runtime.c \
 	report/report.c report/output.c report/lines.c report/inclusive.c \
 	report/callgrind.c \
 	report/calls.c report/calls-print.c \

@@ -1,0 +1,135 @@
+/* static.c -- the start of the runtime inside a static executable.
+   Part of libprofcopy-static.so.
+
+   Copyright (C) 2026 The profcopy authors.
+   This file is part of profcopy, distributed under the GNU General
+   Public License version 3 or later; see COPYING.
+
+   A static executable has no dynamic linker to load libprofcopy.so and
+   run its constructor.  profcopy places the segments of this flavour
+   of the runtime (built with PCRT_STATIC) after the copy's own, applies
+   its relocations for the address it chose, and makes its entry
+   (static-entry.S) the copy's: the entry calls pcrt_static_start with
+   the initial stack, then goes on to the copy of the program's own
+   entry.  The program is then the one object of the process
+   (objects.c); the system call hook and the signal handlers write the
+   profile as they do for a dynamic program.  What needs the dynamic
+   linker does nothing here: call traces (profcopy refuses --calls for
+   a static program), libc's exit handlers and fork handlers (the exit
+   is hooked: profcopy counts libc with the program), dlclose.  */
+
+#define _GNU_SOURCE 1
+
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "profile.h"
+#include "runtime.h"
+#include "trace.h"
+
+PCRT_HIDDEN void pcrt_static_start (long *sp, uintptr_t phdr,
+				    uintptr_t phnum, uintptr_t ehdr);
+
+/* glibc's static start-up takes the program headers from the ELF
+   header that the first segment maps (__ehdr_start), not from the
+   auxiliary vector: give the one at EHDR the original's table, PHDR
+   and PHNUM, for as long as it takes to write it (the page is the
+   program's code, read-only again after).  */
+
+static void
+original_header (ElfW (Ehdr) *ehdr, uintptr_t phdr, uintptr_t phnum)
+{
+  uintptr_t page = (uintptr_t) ehdr & ~(uintptr_t) (pcrt_page_size () - 1);
+  size_t len = (uintptr_t) (ehdr + 1) - page;
+
+  if (phdr < (uintptr_t) ehdr
+      || RAW_SYSCALL4 (__NR_mprotect, page, len, PROT_READ | PROT_WRITE, 0)
+	 != 0)
+    return;
+  ehdr->e_phoff = (ElfW (Off)) (phdr - (uintptr_t) ehdr);
+  ehdr->e_phnum = (ElfW (Half)) phnum;
+  RAW_SYSCALL4 (__NR_mprotect, page, len, PROT_READ | PROT_EXEC, 0);
+}
+
+/* SP is the initial stack: argc, the arguments and a null pointer, the
+   environment and a null pointer, the auxiliary vector.  PHDR and
+   PHNUM, when not 0, are the original's program header table, which
+   stays where the original has it.  Once the runtime has noted the
+   copy's table, the auxiliary vector gives the program the original's:
+   a static libc reads its own program headers at start-up (TLS, the
+   stack's permissions, dl_iterate_phdr) and the copy's four more would
+   run its loops over them more often than the original's do.  The
+   kernel's copy of the vector (/proc/self/auxv) stays as it is.  */
+
+void
+pcrt_static_start (long *sp, uintptr_t phdr, uintptr_t phnum, uintptr_t ehdr)
+{
+  int argc = (int) sp[0];
+  char **argv = (char **) (sp + 1);
+  char **envp = argv + argc + 1, **e = envp;
+  ElfW (auxv_t) *auxv;
+
+  pcrt_start (argc, argv, envp);
+  if (phdr == 0 || phnum == 0)
+    return;
+  while (*e != NULL)
+    e++;
+  for (auxv = (ElfW (auxv_t) *) (e + 1); auxv->a_type != AT_NULL; auxv++)
+    if (auxv->a_type == AT_PHDR)
+      auxv->a_un.a_val = phdr;
+    else if (auxv->a_type == AT_PHNUM)
+      auxv->a_un.a_val = phnum;
+  if (ehdr != 0)
+    original_header ((ElfW (Ehdr) *) ehdr, phdr, phnum);
+}
+
+void
+pcrt_trace_enter (uint32_t func, uint32_t site)
+{
+  (void) func;
+  (void) site;
+}
+
+void
+pcrt_trace_exit (uint32_t func, uint32_t site)
+{
+  (void) func;
+  (void) site;
+}
+
+void
+pcrt_trace_flush (void)
+{
+}
+
+void
+pcrt_trace_fork (void)
+{
+}
+
+uintptr_t
+pcrt_next_definition (const char *name)
+{
+  (void) name;
+  return 0;
+}
+
+int
+pcrt_cxa_atexit (void (*fn) (void *), void *arg)
+{
+  (void) fn;
+  (void) arg;
+  return -1;
+}
+
+int
+pcrt_atfork (void (*prepare) (void), void (*parent) (void),
+	     void (*child) (void))
+{
+  (void) prepare;
+  (void) parent;
+  (void) child;
+  return -1;
+}
