@@ -538,7 +538,7 @@ whole_program (const struct options *opts, const char *exe)
 	      break;
 	    }
 	}
-      if (opts->verbose && !static_exe)
+      if (opts->verbose && chosen.update == UPDATE_SINGLE)
 	fprintf (stderr, "%s: no object imports a function that starts "
 		 "threads: single increments\n", program_name);
       opts = &chosen;
