@@ -126,6 +126,14 @@ aux_value (const ElfW (auxv_t) *auxv, uintptr_t type)
   return 0;
 }
 
+ElfW (auxv_t) *
+pcrt_auxv_after (char *const *envp)
+{
+  while (*envp != NULL)
+    envp++;
+  return (ElfW (auxv_t) *) (envp + 1);
+}
+
 /* True in a child that shares its parent's memory (see
    vm_clone_parent): its counts are its parent's.  */
 
@@ -442,12 +450,7 @@ pcrt_start (int argc, char **argv, char **envp)
 
   env = envp != NULL ? envp : PCRT_WEAK_PRESENT (environ) ? environ : NULL;
   if (env != NULL)
-    {
-      char *const *e = env;
-      while (*e != NULL)
-	e++;
-      auxv = (const ElfW (auxv_t) *) (e + 1);
-    }
+    auxv = pcrt_auxv_after (env);
   program_name = argc > 0 && argv != NULL ? base_name (argv[0])
 		 : PCRT_WEAK_PRESENT (program_invocation_short_name)
 		 ? program_invocation_short_name : NULL;

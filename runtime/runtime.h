@@ -134,6 +134,10 @@ PCRT_HIDDEN bool pcrt_glibc_loader (void);
    those of the initial stack (static.c).  */
 PCRT_HIDDEN void pcrt_start (int argc, char **argv, char **envp);
 
+/* The auxiliary vector, which follows the environment ENVP (its null
+   pointer) on the initial stack.  */
+PCRT_HIDDEN ElfW (auxv_t) *pcrt_auxv_after (char *const *envp);
+
 /* Write the profile of this process now, for REASON (PCPROF_REASON_*);
    SIGNO is the fatal signal for PCPROF_REASON_SIGNAL, else 0.  errno is
    preserved.  */

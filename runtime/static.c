@@ -68,15 +68,13 @@ pcrt_static_start (long *sp, uintptr_t phdr, uintptr_t phnum, uintptr_t ehdr)
 {
   int argc = (int) sp[0];
   char **argv = (char **) (sp + 1);
-  char **envp = argv + argc + 1, **e = envp;
-  ElfW (auxv_t) *auxv;
+  char **envp = argv + argc + 1;
 
   pcrt_start (argc, argv, envp);
   if (phdr == 0 || phnum == 0)
     return;
-  while (*e != NULL)
-    e++;
-  for (auxv = (ElfW (auxv_t) *) (e + 1); auxv->a_type != AT_NULL; auxv++)
+  for (ElfW (auxv_t) *auxv = pcrt_auxv_after (envp); auxv->a_type != AT_NULL;
+       auxv++)
     if (auxv->a_type == AT_PHDR)
       auxv->a_un.a_val = phdr;
     else if (auxv->a_type == AT_PHNUM)

@@ -30,6 +30,17 @@ else
 fi
 failed=0
 
+# Show the first lines of each of the files FILES of directory DIR
+# that exists: what a failed check left.
+show ()
+{
+  local dir=$1 f
+  shift
+  for f; do
+    [ -f "$dir/$f" ] && { echo "--- $f"; head -n 20 "$dir/$f"; }
+  done
+}
+
 result ()
 {
   if [ "$1" -eq 0 ]; then
@@ -72,11 +83,7 @@ for t in mips-linux-gnu mipsel-linux-gnu; do
     && "/usr/bin/$t-profreport" "$d/demo.prof" >"$d/flat.txt" 2>&1 \
     && grep -q 'main' "$d/flat.txt"
   status=$?
-  if [ $status -ne 0 ]; then
-    for f in profcopy.out prof.out flat.txt; do
-      [ -f "$d/$f" ] && { echo "--- $f"; head -n 20 "$d/$f"; }
-    done
-  fi
+  [ $status -eq 0 ] || show "$d" profcopy.out prof.out flat.txt
   result $status "package: $t-profcopy --whole-program profiles the demo as installed"
   # The one command, as installed: its own cache, the runtime and the
   # sysroot of the program's byte order.
@@ -85,7 +92,7 @@ for t in mips-linux-gnu mipsel-linux-gnu; do
     && cmp -s "$d/orig.out" "$d/run.out" \
     && grep -q 'main (demo)' "$d/run.err"
   status=$?
-  [ $status -eq 0 ] || { echo "--- run.err"; head -n 20 "$d/run.err"; }
+  [ $status -eq 0 ] || show "$d" run.err
   result $status "package: $t-profrun profiles the demo in one command"
   # A static demo: the installed static runtime goes inside the copy.
   "$t-gcc" -O2 -static -o "$d/sdemo" "$top/testsuite/fixtures/demo.c" -lm \
@@ -98,11 +105,7 @@ for t in mips-linux-gnu mipsel-linux-gnu; do
     && "/usr/bin/$t-profreport" "$d/sdemo.prof" >"$d/sflat.txt" 2>&1 \
     && grep -q 'main (sdemo)' "$d/sflat.txt"
   status=$?
-  if [ $status -ne 0 ]; then
-    for f in sprofcopy.out sprof.out sflat.txt; do
-      [ -f "$d/$f" ] && { echo "--- $f"; head -n 20 "$d/$f"; }
-    done
-  fi
+  [ $status -eq 0 ] || show "$d" sprofcopy.out sprof.out sflat.txt
   result $status "package: $t-profcopy profiles a static demo with the installed static runtime"
   page=/usr/share/man/man1/$t-profcopy.1.gz
   [ -f "$page" ] && ! zcat "$page" | grep -q PKGLIBDIR \
