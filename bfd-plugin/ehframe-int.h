@@ -86,6 +86,8 @@ struct builder
   size_t n_relocs;
   uint32_t *pads;		/* Old landing pads, for eh_landing_pads.  */
   size_t n_pads, cap_pads;
+  bool catches;			/* A call site with an action: a catch
+				   clause or an exception specification.  */
   char **errmsg;
 };
 /* Output helpers (ehframe-enc.c): append to a buffer that grows, or

@@ -270,6 +270,8 @@ eh_rewrite_lsda (struct builder *bd, uint32_t old, uint32_t old_start,
 	  goto done;
 	}
       eh_buf_uleb (&cs, action, 1);
+      if (action != 0)
+	bd->catches = true;
       if (action != 0
 	  && (action - 1 >= c.end - cs_end
 	      || !walk_actions (bd, &c, cs_end, cs_end + (size_t) (action - 1),

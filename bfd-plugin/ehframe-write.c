@@ -617,7 +617,7 @@ builder_init (struct builder *bd, const struct mips_object *obj,
 bool
 eh_rewrite_size (const struct mips_object *obj, const struct eh_map *m,
 		 size_t *eh_frame_size, size_t *hdr_size, size_t *lsda_size,
-		 char **errmsg)
+		 bool *catches, char **errmsg)
 {
   struct builder bd;
   bool ok;
@@ -627,6 +627,7 @@ eh_rewrite_size (const struct mips_object *obj, const struct eh_map *m,
   *eh_frame_size = ok ? bd.eh.len : 0;
   *hdr_size = ok ? bd.hdr.len : 0;
   *lsda_size = ok ? bd.lsda.len : 0;
+  *catches = ok && bd.catches;
   builder_free (&bd);
   return ok;
 }

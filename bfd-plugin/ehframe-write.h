@@ -58,11 +58,13 @@ struct eh_map
    zero terminator), .eh_frame_hdr (*HDR_SIZE) and LSDA area
    (*LSDA_SIZE) of OBJ under the map M.  All three are 0 when OBJ has no
    .eh_frame.  The sizes do not depend on where the areas go, as long as
-   each starts 4-byte aligned.  False with a malloc'd *ERRMSG when the
-   original tables cannot be parsed or mapped.  */
+   each starts 4-byte aligned.  *CATCHES tells whether a call site of
+   an LSDA has an action (a catch clause or an exception specification:
+   C++ that catches, not only C's cleanups).  False with a malloc'd
+   *ERRMSG when the original tables cannot be parsed or mapped.  */
 bool eh_rewrite_size (const struct mips_object *obj, const struct eh_map *m,
 		      size_t *eh_frame_size, size_t *hdr_size,
-		      size_t *lsda_size, char **errmsg);
+		      size_t *lsda_size, bool *catches, char **errmsg);
 
 /* Write the three areas, in OBJ's byte order: the new .eh_frame to
    EH_FRAME_OUT, which will be at address EH_FRAME_VADDR; the new

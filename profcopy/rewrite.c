@@ -292,10 +292,15 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
 	  break;
 	}
     }
+  /* Or the copy of it that finds the new unwind tables
+     (emit/segment.c, show_phdrs).  */
+  if (phdr != 0 && rw->shown_phdr != 0)
+    phdr = rw->shown_phdr;
   ok = static_runtime_load (&srt, path, obj->big_endian, end, file_end,
 			    emit_map (&rw->e, obj->e_entry), phdr,
-			    phdr != 0 ? (uint32_t) obj->n_segments : 0, ehdr,
-			    errmsg);
+			    phdr == 0 ? 0
+			    : rw->shown_phdr != 0 ? rw->shown_phnum
+			    : (uint32_t) obj->n_segments, ehdr, errmsg);
   free (path);
   if (ok)
     {

@@ -51,6 +51,11 @@ struct rewriter
   uint32_t dyn_addr, dyn_size, dynstr_addr, dynstr_size;  /* Main only.  */
   uint32_t interp_addr, interp_size;	/* Main only, with opts->interp.  */
   uint32_t map_addr;		/* Address of the map table.  */
+  uint32_t eh_hdr, eh_hdr_size;	/* The new .eh_frame_hdr, if any.  */
+  bool eh_catches;		/* Its LSDAs have catch clauses.  */
+  uint32_t shown_phdr, shown_phnum;  /* Static executable: the program
+				   header table the program is shown, 0
+				   for the original's (segment.c).  */
   uint32_t checksum;		/* CRC-32 of the original file.  */
   struct call_sites sites;	/* Of emit_narrow_liveness, until plan.  */
   size_t n_used;		/* Profiles of --use-profile that counted
@@ -61,7 +66,7 @@ struct rewriter
    segment's start (build).  */
 struct seg_parts
 {
-  size_t phdrs, text, map, blocks, window_blocks, derive;  /* Code.  */
+  size_t phdrs, shown, text, map, blocks, window_blocks, derive; /* Code.  */
   size_t hdr, path, build_id, got, window;		    /* Data.  */
 };
 

@@ -56,7 +56,8 @@ original_header (ElfW (Ehdr) *ehdr, uintptr_t phdr, uintptr_t phnum)
 /* SP is the initial stack: argc, the arguments and a null pointer, the
    environment and a null pointer, the auxiliary vector.  PHDR and
    PHNUM, when not 0, are the original's program header table, which
-   stays where the original has it.  Once the runtime has noted the
+   stays where the original has it, or profcopy's copy of it that finds
+   the copy's unwind tables (emit/segment.c, show_phdrs).  Once the runtime has noted the
    copy's table, the auxiliary vector gives the program the original's:
    a static libc reads its own program headers at start-up (TLS, the
    stack's permissions, dl_iterate_phdr) and the copy's four more would

@@ -415,7 +415,8 @@ build_eh (struct rewriter *rw, char **errmsg)
   struct eh_map map = { eh_insn, eh_entry, eh_end, &rw->e };
   size_t eh_size, hdr_size, lsda_size, eh_off, hdr_off, lsda_off;
 
-  if (!eh_rewrite_size (obj, &map, &eh_size, &hdr_size, &lsda_size, errmsg))
+  if (!eh_rewrite_size (obj, &map, &eh_size, &hdr_size, &lsda_size,
+			&rw->eh_catches, errmsg))
     return false;
   if (eh_size == 0)
     return true;
@@ -433,6 +434,8 @@ build_eh (struct rewriter *rw, char **errmsg)
 		   sb->buf + hdr_off, sb->vaddr + (uint32_t) lsda_off,
 		   sb->buf + lsda_off, errmsg))
     return false;
+  rw->eh_hdr = sb->vaddr + (uint32_t) hdr_off;
+  rw->eh_hdr_size = (uint32_t) hdr_size;
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_GNU_EH_FRAME)
       {
@@ -444,6 +447,88 @@ build_eh (struct rewriter *rw, char **errmsg)
 	put32 (ph + 20, (uint32_t) hdr_size, obj->big_endian);
       }
   return true;
+}
+
+/* A static executable's program reads its own program header table
+   (static-runtime.c), the original's, in which libgcc's unwinder looks
+   for the unwind tables of the code that throws (_dl_find_object or
+   dl_iterate_phdr: a PT_LOAD that holds the address, and the
+   PT_GNU_EH_FRAME beside it); the FDEs that crtbeginT.o registers are
+   the original's, whose addresses the copy's code never runs at.  When
+   the program can catch an exception, show it at AT's `shown' a copy
+   of the original's table that finds the new tables: PT_GNU_EH_FRAME
+   names the new .eh_frame_hdr (in the place of a PT_NULL or
+   PT_MIPS_REGINFO entry, which nothing reads at run time, else
+   appended), and the PT_LOAD that ends highest reaches over the new
+   text.  Else the program keeps the original's table as it is: libc's
+   start-up runs a loop over the entries and looks for PT_GNU_EH_FRAME,
+   so the counts of a few of its blocks differ from the original's
+   when it finds one.  */
+
+static void
+show_phdrs (struct rewriter *rw, const struct seg_parts *at)
+{
+  const struct mips_object *obj = &rw->a.obj;
+  const struct emitter *e = &rw->e;
+  unsigned char *t = rw->sb.buf + at->shown;
+  uint32_t text_end = rw->sb.vaddr + (uint32_t) at->text
+		      + e->layout.text_size;
+  uint32_t n = (uint32_t) obj->n_segments;
+  bool be = obj->big_endian;
+  size_t eh = n, spare = n, top = n;
+  uint64_t top_end = 0;
+
+  if (!rw->eh_catches || rw->eh_hdr_size == 0)
+    return;
+  memcpy (t, rw->image + obj->e_phoff, 32 * (size_t) n);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct object_segment *s = &obj->segments[i];
+      if (s->type == PT_GNU_EH_FRAME)
+	eh = i;
+      else if (s->type == PT_NULL
+	       || (s->type == PT_MIPS_REGINFO && spare == n))
+	spare = i;
+      if (s->type == PT_LOAD && (uint64_t) s->vaddr + s->memsz >= top_end)
+	{
+	  top = i;
+	  top_end = (uint64_t) s->vaddr + s->memsz;
+	}
+    }
+  if (top == n || top_end > text_end)
+    return;
+  /* build_eh has pointed the original's own PT_GNU_EH_FRAME at the new
+     header already.  */
+  if (eh == n)
+    {
+      unsigned char *ph;
+      eh = spare;
+      if (eh == n)
+	n++;
+      ph = t + 32 * eh;
+      put32 (ph, PT_GNU_EH_FRAME, be);
+      put32 (ph + 4, seg_file_offset (rw, rw->eh_hdr - rw->sb.vaddr), be);
+      put32 (ph + 8, rw->eh_hdr, be);
+      put32 (ph + 12, rw->eh_hdr, be);
+      put32 (ph + 16, rw->eh_hdr_size, be);
+      put32 (ph + 20, rw->eh_hdr_size, be);
+      put32 (ph + 24, PF_R, be);
+      put32 (ph + 28, 4, be);
+    }
+  put32 (t + 32 * top + 20, text_end - obj->segments[top].vaddr, be);
+  /* musl's start-up takes the load bias from PT_PHDR's address.  */
+  for (size_t i = 0; i < obj->n_segments; i++)
+    if (obj->segments[i].type == PT_PHDR)
+      {
+	unsigned char *ph = t + 32 * i;
+	put32 (ph + 4, seg_file_offset (rw, at->shown), be);
+	put32 (ph + 8, rw->sb.vaddr + (uint32_t) at->shown, be);
+	put32 (ph + 12, rw->sb.vaddr + (uint32_t) at->shown, be);
+	put32 (ph + 16, 32 * n, be);
+	put32 (ph + 20, 32 * n, be);
+      }
+  rw->shown_phdr = rw->sb.vaddr + (uint32_t) at->shown;
+  rw->shown_phnum = n;
 }
 
 /* The counters of E: one per block, then one per counted branch
@@ -539,6 +624,15 @@ lay_out_code (struct rewriter *rw, struct seg_parts *at, char **errmsg)
 				     + (rw->a.obj.static_exe ? 2 : 0)), 4);
   if (at->phdrs == (size_t) -1)
     return no_memory (errmsg);
+  /* A static executable's program is shown the original's table, with
+     one entry more at most (show_phdrs).  */
+  if (rw->a.obj.static_exe)
+    {
+      at->shown = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 1),
+			       4);
+      if (at->shown == (size_t) -1)
+	return no_memory (errmsg);
+    }
   at->text = (sb->size + 15) & ~(size_t) 15;
   if (!emit_layout (e, sb->vaddr + (uint32_t) at->text, errmsg)
       || !emit_window_fit (e, errmsg))
@@ -645,6 +739,8 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
   rw->map_addr = sb->vaddr + (uint32_t) at->map;
   if (!build_eh (rw, errmsg))
     return false;
+  if (obj->static_exe)
+    show_phdrs (rw, at);
   e->plan.got.gp = e->plan.got.in_place ? obj->gp : e->plan.got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
       && rw->a.obj.dyn.present && !move_dynamic (rw, errmsg))
