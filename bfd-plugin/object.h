@@ -100,6 +100,8 @@ struct mips_object
 				   PT_INTERP but is no PIE).  */
   bool static_exe;		/* ET_EXEC without PT_DYNAMIC (nor
 				   PT_INTERP): a static executable.  */
+  bool static_pie;		/* A PIE without PT_INTERP: it relocates
+				   itself (musl's rcrt1.o).  */
   const char *interp;		/* PT_INTERP contents, or NULL.  */
   void *abfd;			/* The BFD (bfd *), kept open for libopcodes;
 				   NULL from object_read.  */
@@ -265,6 +267,14 @@ object_is_secondary_gp (const struct mips_object *obj, uint32_t gp)
     if (obj->got_starts[i] + 0x7ff0 == gp)
       return true;
   return false;
+}
+
+/* Whether OBJ is a static executable, fixed-address or PIE: no dynamic
+   linker loads a runtime for it, its copy carries the static one.  */
+static inline bool
+object_is_static (const struct mips_object *obj)
+{
+  return obj->static_exe || obj->static_pie;
 }
 
 /* The I'th GOT entry's link-time contents; false if out of range.  */

@@ -60,7 +60,8 @@ build (struct rewriter *rw, const char *in_path, char **errmsg)
   fill_header (rw, &at);
   apply_relocs (rw);
   move_got_relocs (rw);
-  if (!(rw->main_program && rw->opts->runtime_soname != NULL))
+  /* Unless it moved (segment.c, move_dynamic).  */
+  if (rw->dyn_addr == 0)
     patch_dynamic (rw);
   if (rw->opts->poison_original)
     poison_code (rw);
@@ -116,10 +117,22 @@ analyse (struct rewriter *rw, const char *in_path, char **errmsg)
 			" wrote); give profcopy the original");
       return false;
     }
+  /* A static PIE moves its local GOT entries by its load bias and its
+     global ones not at all (musl's rcrt1.o): its copy's new entries
+     go after the local ones, where the static runtime moves them
+     (write_static).  */
+  if (rw->a.obj.static_pie
+      && (rw->a.obj.dyn.symtabno > rw->a.obj.dyn.gotsym
+	  || object_multi_got (&rw->a.obj)))
+    {
+      *errmsg = strdup ("a static PIE with global GOT entries or more "
+			"than one GOT: not supported");
+      return false;
+    }
   /* The static runtime has neither: no dynamic linker to find the
      trace probes' TLS, no libc's fork handlers to start the watcher
      again in a child.  */
-  if (rw->a.obj.static_exe && (opts->calls || opts->folded))
+  if (object_is_static (&rw->a.obj) && (opts->calls || opts->folded))
     {
       *errmsg = strdup (opts->calls
 			? "--calls: a static executable cannot have call "
@@ -268,9 +281,10 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
 	      const char *out_path, char **errmsg)
 {
   const struct mips_object *obj = &rw->a.obj;
+  const struct new_got *g = &rw->e.plan.got;
   struct static_runtime srt;
   char *path = static_runtime_path (rw->opts->runtime, obj->big_endian);
-  uint32_t end, file_end, phdr = 0, ehdr = 0;
+  uint32_t end, file_end, phdr = 0, ehdr = UINT32_MAX;
   bool ok;
 
   if (path == NULL)
@@ -300,7 +314,9 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
 			    emit_map (&rw->e, obj->e_entry), phdr,
 			    phdr == 0 ? 0
 			    : rw->shown_phdr != 0 ? rw->shown_phnum
-			    : (uint32_t) obj->n_segments, ehdr, errmsg);
+			    : (uint32_t) obj->n_segments, ehdr,
+			    g->addr + 4 * g->n_old_local,
+			    obj->static_pie ? g->n_new : 0, errmsg);
   free (path);
   if (ok)
     {
@@ -343,7 +359,7 @@ write_output (const struct rewriter *rw, const char *in_path,
   seg.n_extra = 0;
   /* A static executable's image ends with the static runtime's
      segments, which write_static places and pads.  */
-  if (rw->a.obj.static_exe)
+  if (object_is_static (&rw->a.obj))
     return write_static (rw, &seg, st.st_mode, out_path, errmsg);
   /* A program's heap starts where its image ends (qemu-user starts
      brk right there, not on a page boundary): the copy's image ends at

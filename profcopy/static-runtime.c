@@ -12,12 +12,15 @@
    distance its link gave them; what a dynamic linker would do to load
    it there is done here: its local GOT entries and its R_MIPS_REL32
    relocations without a symbol move by the load address.  Its entry
-   (runtime/static-entry.S) becomes the copy's, and the word 8 bytes
-   into it is given the address of the copy of the program's own
-   entry, the two after it the address and number of the original's
-   program headers, which the entry gives the program in their place,
-   and the next one the address of the ELF header in memory, whose
-   table it makes the original's (runtime/static.c).  */
+   (runtime/static-entry.S) becomes the copy's, and the words 8 bytes
+   into it are given the address of the copy of the program's own
+   entry, the address and number of the program headers which the
+   entry gives the program in place of the copy's (the original's, or
+   show_phdrs's copy of them), the address of the ELF header in memory,
+   whose table it makes those (runtime/static.c), and what the entry
+   moves by the load bias of a static PIE: the runtime's gp as placed,
+   its local GOT entries, the program's new GOT entries, the words of
+   its R_MIPS_REL32 relocations.  */
 
 #include <config.h>
 
@@ -87,11 +90,12 @@ bool
 static_runtime_load (struct static_runtime *srt, const char *path,
 		     bool big_endian, uint32_t vaddr, uint32_t offset,
 		     uint32_t next_entry, uint32_t phdr, uint32_t phnum,
-		     uint32_t ehdr, char **errmsg)
+		     uint32_t ehdr, uint32_t prog_got, uint32_t prog_got_n,
+		     char **errmsg)
 {
   struct mips_object *rt = &srt->obj;
   const struct object_segment *load[2];
-  size_t n_load = 0, off;
+  size_t n_load = 0, n_rel = 0, off;
   uint32_t base = (vaddr + 0xffffu) & ~0xffffu, first;
   char *err = NULL;
 
@@ -122,14 +126,18 @@ static_runtime_load (struct static_runtime *srt, const char *path,
       || load[0]->offset != 0 || !(load[0]->flags & PF_X)
       || (load[1]->flags & PF_X) || load[1]->vaddr < load[0]->memsz
       || (load[1]->vaddr - load[1]->offset) % 0x10000 != 0
-      || load[0]->filesz < 24 || (rt->e_entry & 3) != 0
-      || rt->e_entry > load[0]->filesz - 24)
+      || load[0]->filesz < 4 * STATIC_ENTRY_WORDS || (rt->e_entry & 3) != 0
+      || rt->e_entry > load[0]->filesz - 4 * STATIC_ENTRY_WORDS)
     return refuse (errmsg, path, "is not laid out as profcopy's static "
 		   "runtime");
   for (size_t i = 0; i < 2; i++)
     if (load[i]->offset > rt->size
 	|| load[i]->filesz > rt->size - load[i]->offset)
       return refuse (errmsg, path, "is truncated");
+  /* The entry finds the GOT 0x7ff0 below gp.  */
+  if (rt->gp != rt->got_addr + 0x7ff0)
+    return refuse (errmsg, path, "is not laid out as profcopy's static "
+		   "runtime");
   /* No global GOT entry: nothing to look up.  */
   if (rt->dyn.symtabno > rt->dyn.gotsym || rt->dyn.local_gotno < 2)
     return refuse (errmsg, path, "imports or exports symbols");
@@ -146,12 +154,18 @@ static_runtime_load (struct static_runtime *srt, const char *path,
       const struct object_dynreloc *r = &rt->dynrelocs[i];
       if (r->type == R_MIPS_NONE)
 	continue;
+      /* In the data segment, where the entry can move it.  */
       if (r->type != R_MIPS_REL32 || r->sym != 0
-	  || (off = word_offset (rt, r->offset)) == (size_t) -1)
+	  || (off = word_offset (rt, r->offset)) == (size_t) -1
+	  || r->offset < load[1]->vaddr
+	  || r->offset - load[1]->vaddr >= load[1]->filesz
+	  || n_rel == STATIC_MAX_REL)
 	return refuse (errmsg, path, "has a relocation profcopy does not "
 		       "apply");
       put_word (srt->image + off, object_get32 (rt, rt->image + off) + base,
 		big_endian);
+      put_word (srt->image + rt->e_entry + 48 + 4 * n_rel++,
+		r->offset + base, big_endian);
     }
   /* The local GOT entries, as glibc's dynamic linker moves them: from
      the second on, or the third when the second has its top bit set
@@ -172,6 +186,12 @@ static_runtime_load (struct static_runtime *srt, const char *path,
   put_word (srt->image + rt->e_entry + 12, phdr, big_endian);
   put_word (srt->image + rt->e_entry + 16, phnum, big_endian);
   put_word (srt->image + rt->e_entry + 20, ehdr, big_endian);
+  put_word (srt->image + rt->e_entry + 24, rt->gp + base, big_endian);
+  put_word (srt->image + rt->e_entry + 28, first, big_endian);
+  put_word (srt->image + rt->e_entry + 32, rt->dyn.local_gotno, big_endian);
+  put_word (srt->image + rt->e_entry + 36, prog_got, big_endian);
+  put_word (srt->image + rt->e_entry + 40, prog_got_n, big_endian);
+  put_word (srt->image + rt->e_entry + 44, n_rel, big_endian);
 
   offset = (offset + 0xffffu) & ~0xffffu;
   for (size_t i = 0; i < 2; i++)

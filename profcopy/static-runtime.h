@@ -17,6 +17,12 @@
 /* The file name of the static runtime, beside libprofcopy.so.  */
 #define STATIC_RUNTIME_NAME "libprofcopy-static.so"
 
+/* The words at the start of the runtime's entry that profcopy fills
+   (runtime/static-entry.S), and how many R_MIPS_REL32 words the entry
+   can move by a static PIE's load bias.  */
+#define STATIC_ENTRY_WORDS 20
+#define STATIC_MAX_REL 8
+
 /* The static runtime, relocated for its place in one copy.  */
 struct static_runtime
 {
@@ -39,13 +45,15 @@ char *static_runtime_path (const char *runtime, bool big_endian);
    first 64 KiB boundary from VADDR, in the file from the first 64 KiB
    boundary from OFFSET, for a copy of the byte order BIG_ENDIAN, its
    entry going on to NEXT_ENTRY and giving the program the PHNUM
-   program headers at PHDR (none if 0), also through the ELF header at
-   EHDR (none if 0).  False with a malloc'd reason in
+   program headers at PHDR (none if PHNUM is 0), also through the ELF
+   header at EHDR (none if UINT32_MAX), moving the PROG_GOT_N words at
+   PROG_GOT by a static PIE's load bias.  False with a malloc'd reason in
    *ERRMSG (static_runtime_free is still to be called).  */
 bool static_runtime_load (struct static_runtime *srt, const char *path,
 			  bool big_endian, uint32_t vaddr, uint32_t offset,
 			  uint32_t next_entry, uint32_t phdr, uint32_t phnum,
-			  uint32_t ehdr, char **errmsg);
+			  uint32_t ehdr, uint32_t prog_got,
+			  uint32_t prog_got_n, char **errmsg);
 
 void static_runtime_free (struct static_runtime *srt);
 

@@ -434,7 +434,7 @@ whole_program (const struct options *opts, const char *exe)
       return 1;
     }
   big_endian = obj.big_endian;
-  static_exe = obj.static_exe;
+  static_exe = object_is_static (&obj);
   object_close (&obj);
 
   if (!find_needed (opts, exe, big_endian, &closure))

@@ -30,8 +30,15 @@
 #ifdef PCRT_STATIC
 
 /* A static executable has no dynamic linker's list: its one object is
-   the program itself, loaded where it was linked.  */
-static const struct link_map static_program = { .l_name = (char *) "" };
+   the program itself, loaded where it was linked or, a static PIE,
+   where the kernel put it.  */
+static struct link_map static_program = { .l_name = (char *) "" };
+
+void
+pcrt_static_bias (uintptr_t bias)
+{
+  static_program.l_addr = bias;
+}
 
 bool
 pcrt_glibc_loader (void)
@@ -201,15 +208,16 @@ name_copy (uintptr_t bias, const ElfW (Phdr) *phdr, size_t phnum,
   for (size_t i = 0; i < phnum; i++)
     if (phdr[i].p_type == PT_DYNAMIC)
       dyn = bias + phdr[i].p_vaddr;
-  /* A static executable's copy: the program.  */
-  if (dyn == 0 && first != NULL && first->l_ld == NULL
-      && first->l_addr == bias && program_file_len != 0)
+  /* A static executable's copy (a static PIE has a dynamic section
+     too): the program.  */
+  if (first != NULL && first->l_ld == NULL && first->l_addr == bias
+      && program_file_len != 0)
     {
       name = program_file;
       len = program_file_len;
     }
-  for (const struct link_map *l = first; l != NULL && dyn != 0;
-       l = l->l_next)
+  for (const struct link_map *l = first; l != NULL && dyn != 0
+       && name == NULL; l = l->l_next)
     if ((uintptr_t) l->l_ld == dyn)
       {
 	if (l == first && program_file_len != 0)

@@ -123,6 +123,12 @@
    the runtime reads no other field.  */
 PCRT_HIDDEN const struct link_map *pcrt_objects (void);
 
+#ifdef PCRT_STATIC
+/* The load bias of the static program, the one object (objects.c): 0
+   but for a static PIE.  */
+PCRT_HIDDEN void pcrt_static_bias (uintptr_t bias);
+#endif
+
 /* True when the dynamic linker is glibc's (it has _r_debug), which
    passes init functions the program's arguments and environment; musl's
    passes nothing.  */

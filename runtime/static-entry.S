@@ -5,16 +5,33 @@
    This file is part of profcopy, distributed under the GNU General
    Public License version 3 or later; see COPYING.
 
-   profcopy makes this the copy's entry point (e_entry) and writes the
-   address where the program's own entry starts in the copy into the
-   word at pcrt_static_entry + 8, the address and number of the
-   original's program headers into the two after it, and the address
-   of the ELF header in memory into the next.  The kernel starts the program with
-   sp at argc and every other register zero, but for v0, which the
-   program's entry may take for a function to register with atexit (a
-   dynamic linker's, none here).  This entry calls pcrt_static_start
-   (static.c) with the initial sp, then goes on with sp, v0, s0 and ra
-   as the kernel left them.  */
+   profcopy makes this the copy's entry point (e_entry) and fills the
+   words after the first two instructions (profcopy/static-runtime.c),
+   all addresses as linked:
+
+     +8   where the program's own entry starts in the copy
+     +12  the program header table the program is to see
+     +16  its number of entries (0: none)
+     +20  the ELF header in memory (all ones: none)
+     +24  this runtime's gp
+     +28  the first of its local GOT entries that move with it
+     +32  its number of local GOT entries
+     +36  the first of the program's new GOT entries (a static PIE's)
+     +40  their number
+     +44  the number N of its words that hold addresses (R_MIPS_REL32)
+     +48  their addresses, N of them, at most STATIC_MAX_REL
+
+   profcopy has moved the GOT entries and those words to where it
+   placed the runtime.  A static PIE moves its own local GOT entries
+   but not the ones its copy has more, which its code uses from the
+   start (the counters' addresses): the entry moves those.  A static PIE is loaded elsewhere (its load bias:
+   the gp the code computes less the gp as linked); before any C code
+   runs, the entry adds the bias to them as a dynamic linker would, then
+   calls pcrt_static_start (static.c) with the initial sp, the three
+   values and the bias, and goes on to the program's entry with sp, v0,
+   s0, s1 and ra as the kernel left them (every register zero but sp
+   and v0, which the program's entry may take for a function to
+   register with atexit: a dynamic linker's, none here).  */
 
 #if defined __mips__ && _MIPS_SIM == _ABIO32
 
@@ -23,12 +40,13 @@
 	.set	noreorder
 	.set	nomacro
 	.set	noat
+
 	.text
 
-#define FRAME 32
+#define FRAME 40
+#define STATIC_MAX_REL 8
 
 	.hidden	pcrt_static_start
-
 	.align	2
 	.globl	pcrt_static_entry
 	.hidden	pcrt_static_entry
@@ -37,17 +55,22 @@
 pcrt_static_entry:
 	b	1f
 	nop
-	/* pcrt_static_entry + 8: the copy of the program's entry; + 12
-	   and + 16: the address and number of the original's program
-	   headers (pcrt_static_start).  */
 	.word	0
 	.word	0
 	.word	0
 	.word	0
+	.word	0
+	.word	0
+	.word	0
+	.word	0
+	.word	0
+	.word	0
+	.space	4 * STATIC_MAX_REL
 1:	addiu	$sp, $sp, -FRAME
-	sw	$2, 16($sp)
-	sw	$16, 20($sp)
-	sw	$31, 24($sp)
+	sw	$2, 20($sp)
+	sw	$16, 24($sp)
+	sw	$31, 28($sp)
+	sw	$17, 32($sp)
 	/* This entry's address into t9, then gp from it.  */
 	bal	2f
 	nop
@@ -57,17 +80,67 @@ pcrt_static_entry:
 	addu	$28, $28, $25
 	addiu	$28, $28, .Lgp - pcrt_static_entry
 	move	$16, $25
-	addiu	$4, $sp, FRAME
+	/* s1: the load bias.  */
+	lw	$8, 24($16)
+	subu	$17, $28, $8
+	beqz	$17, 5f
+	nop
+	/* The local GOT entries from the first that moves.  */
+	lw	$9, 28($16)
+	lw	$10, 32($16)
+	sll	$9, $9, 2
+	addu	$9, $9, $28
+	addiu	$9, $9, -0x7ff0
+	sll	$10, $10, 2
+	addu	$10, $10, $28
+	addiu	$10, $10, -0x7ff0
+	sltu	$11, $9, $10
+	beqz	$11, 4f
+	nop
+3:	lw	$11, 0($9)
+	addu	$11, $11, $17
+	sw	$11, 0($9)
+	addiu	$9, $9, 4
+	sltu	$11, $9, $10
+	bnez	$11, 3b
+	nop
+	/* The program's new GOT entries.  */
+4:	lw	$9, 36($16)
+	lw	$10, 40($16)
+	beqz	$10, 7f
+	addu	$9, $9, $17
+8:	lw	$11, 0($9)
+	addu	$11, $11, $17
+	sw	$11, 0($9)
+	addiu	$10, $10, -1
+	bnez	$10, 8b
+	addiu	$9, $9, 4
+	/* The words that hold addresses.  */
+7:	lw	$9, 44($16)
+	beqz	$9, 5f
+	addiu	$10, $16, 48
+6:	lw	$11, 0($10)
+	addu	$11, $11, $17
+	lw	$12, 0($11)
+	addu	$12, $12, $17
+	sw	$12, 0($11)
+	addiu	$9, $9, -1
+	bnez	$9, 6b
+	addiu	$10, $10, 4
+5:	addiu	$4, $sp, FRAME
 	lw	$5, 12($16)
 	lw	$6, 16($16)
 	lw	$7, 20($16)
+	sw	$17, 16($sp)
 	lw	$25, %got(pcrt_static_start)($28)
 	jalr	$25
 	nop
 	lw	$25, 8($16)
-	lw	$2, 16($sp)
-	lw	$16, 20($sp)
-	lw	$31, 24($sp)
+	addu	$25, $25, $17
+	lw	$2, 20($sp)
+	lw	$16, 24($sp)
+	lw	$31, 28($sp)
+	lw	$17, 32($sp)
 	move	$28, $0
 	jr	$25
 	addiu	$sp, $sp, FRAME

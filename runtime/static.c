@@ -8,8 +8,9 @@
    A static executable has no dynamic linker to load libprofcopy.so and
    run its constructor.  profcopy places the segments of this flavour
    of the runtime (built with PCRT_STATIC) after the copy's own, applies
-   its relocations for the address it chose, and makes its entry
-   (static-entry.S) the copy's: the entry calls pcrt_static_start with
+   its relocations for the address it chose (the entry moves them by the
+   load bias of a static PIE), and makes its entry (static-entry.S) the
+   copy's: the entry calls pcrt_static_start with
    the initial stack, then goes on to the copy of the program's own
    entry.  The program is then the one object of the process
    (objects.c); the system call hook and the signal handlers write the
@@ -30,7 +31,8 @@
 #include "trace.h"
 
 PCRT_HIDDEN void pcrt_static_start (long *sp, uintptr_t phdr,
-				    uintptr_t phnum, uintptr_t ehdr);
+				    uintptr_t phnum, uintptr_t ehdr,
+				    uintptr_t bias);
 
 /* glibc's static start-up takes the program headers from the ELF
    header that the first segment maps (__ehdr_start), not from the
@@ -54,34 +56,40 @@ original_header (ElfW (Ehdr) *ehdr, uintptr_t phdr, uintptr_t phnum)
 }
 
 /* SP is the initial stack: argc, the arguments and a null pointer, the
-   environment and a null pointer, the auxiliary vector.  PHDR and
-   PHNUM, when not 0, are the original's program header table, which
-   stays where the original has it, or profcopy's copy of it that finds
-   the copy's unwind tables (emit/segment.c, show_phdrs).  Once the runtime has noted the
-   copy's table, the auxiliary vector gives the program the original's:
-   a static libc reads its own program headers at start-up (TLS, the
-   stack's permissions, dl_iterate_phdr) and the copy's four more would
-   run its loops over them more often than the original's do.  The
-   kernel's copy of the vector (/proc/self/auxv) stays as it is.  */
+   environment and a null pointer, the auxiliary vector.  BIAS is the
+   program's load bias (0 but for a static PIE); PHDR and EHDR are
+   link-time addresses.  PHNUM, when not 0, is the number of entries of
+   the original's program header table at PHDR, which stays where the
+   original has it, or of profcopy's copy of it that finds the copy's
+   unwind tables (emit/segment.c, show_phdrs).  Once the runtime has
+   noted the copy's table, the auxiliary vector gives the program that
+   one: a static libc reads its own program headers at start-up (TLS,
+   the stack's permissions, dl_iterate_phdr) and the copy's four more
+   would run its loops over them more often than the original's do.
+   The kernel's copy of the vector (/proc/self/auxv) stays as it is.
+   EHDR is that of the ELF header in memory, or all ones for none.  */
 
 void
-pcrt_static_start (long *sp, uintptr_t phdr, uintptr_t phnum, uintptr_t ehdr)
+pcrt_static_start (long *sp, uintptr_t phdr, uintptr_t phnum, uintptr_t ehdr,
+		   uintptr_t bias)
 {
   int argc = (int) sp[0];
   char **argv = (char **) (sp + 1);
   char **envp = argv + argc + 1;
 
+  pcrt_static_bias (bias);
   pcrt_start (argc, argv, envp);
-  if (phdr == 0 || phnum == 0)
+  if (phnum == 0)
     return;
+  phdr += bias;
   for (ElfW (auxv_t) *auxv = pcrt_auxv_after (envp); auxv->a_type != AT_NULL;
        auxv++)
     if (auxv->a_type == AT_PHDR)
       auxv->a_un.a_val = phdr;
     else if (auxv->a_type == AT_PHNUM)
       auxv->a_un.a_val = phnum;
-  if (ehdr != 0)
-    original_header ((ElfW (Ehdr) *) ehdr, phdr, phnum);
+  if (ehdr != UINTPTR_MAX)
+    original_header ((ElfW (Ehdr) *) (ehdr + bias), phdr, phnum);
 }
 
 void

@@ -184,7 +184,14 @@ dynamic_value (const struct rewriter *rw, uint32_t tag, uint32_t val)
     case DT_PLTGOT:
       return e->plan.got.addr;
     case DT_MIPS_LOCAL_GOTNO:
-      return e->plan.got.in_place ? val : val + e->plan.got.n_new;
+      /* A static PIE moves its local GOT entries by its load bias
+	 itself, before it runs much of its code, which the counters
+	 and translations of the new entries already serve: the static
+	 runtime's entry moves those (rewrite.c, write_static), after
+	 the old local ones, where the static PIE has no global one
+	 (analyse).  */
+      return e->plan.got.in_place || rw->a.obj.static_pie
+	     ? val : val + e->plan.got.n_new;
     case DT_INIT:
     case DT_FINI:
       return emit_map (e, val);

@@ -621,12 +621,13 @@ lay_out_code (struct rewriter *rw, struct seg_parts *at, char **errmsg)
   /* Two more entries for the new segments, and two for the static
      runtime's in a static executable.  */
   at->phdrs = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 2
-				     + (rw->a.obj.static_exe ? 2 : 0)), 4);
+				     + (object_is_static (&rw->a.obj) ? 2 : 0)),
+		       4);
   if (at->phdrs == (size_t) -1)
     return no_memory (errmsg);
   /* A static executable's program is shown the original's table, with
      one entry more at most (show_phdrs).  */
-  if (rw->a.obj.static_exe)
+  if (object_is_static (&rw->a.obj))
     {
       at->shown = seg_reserve (sb, 32 * ((size_t) rw->a.obj.n_segments + 1),
 			       4);
@@ -739,11 +740,12 @@ lay_out_data (struct rewriter *rw, struct seg_parts *at, const char *path,
   rw->map_addr = sb->vaddr + (uint32_t) at->map;
   if (!build_eh (rw, errmsg))
     return false;
-  if (obj->static_exe)
+  if (object_is_static (obj))
     show_phdrs (rw, at);
   e->plan.got.gp = e->plan.got.in_place ? obj->gp : e->plan.got.addr + 0x7ff0;
   if (rw->main_program && rw->opts->runtime_soname != NULL
-      && rw->a.obj.dyn.present && !move_dynamic (rw, errmsg))
+      && rw->a.obj.dyn.present && !rw->a.obj.static_pie
+      && !move_dynamic (rw, errmsg))
     return false;
   if (rw->main_program && rw->opts->interp != NULL
       && !move_interp (rw, errmsg))

@@ -91,7 +91,7 @@ mark_syscall_hooks (struct emitter *e)
 	      || (insn->flags & INSN_F_SLOT) || e->facts.in_llsc[w])
 	    continue;
 	  nr = syscall_number (&a->code, b, at);
-	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr, a->obj.static_exe))
+	  if (nr >= 0 && !hooked_syscall ((uint32_t) nr, object_is_static (&a->obj)))
 	    continue;
 	  e->plan.hooks[w] |= HOOK_SYSCALL;
 	  if (nr == SYS_EXIT_GROUP)
