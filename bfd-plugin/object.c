@@ -585,7 +585,10 @@ read_image (struct mips_object *obj, enum object_open_level level,
   obj->pie = obj->e_type == ET_DYN
 	     && ((obj->dyn.flags_1 & DF_1_PIE) != 0
 		 || (obj->interp != NULL && obj->dyn.soname == NULL));
-  obj->static_pie = obj->pie && obj->interp == NULL;
+  /* A PIE that needs libraries but names no loader is run by one
+     (ld.so.1 ./prog): not a static PIE.  */
+  obj->static_pie = obj->pie && obj->interp == NULL
+		    && obj->dyn.n_needed == 0;
 
   if (level == OBJECT_OPEN_FULL
       && (!object_read_symbols (obj, errmsg)

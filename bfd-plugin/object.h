@@ -100,8 +100,8 @@ struct mips_object
 				   PT_INTERP but is no PIE).  */
   bool static_exe;		/* ET_EXEC without PT_DYNAMIC (nor
 				   PT_INTERP): a static executable.  */
-  bool static_pie;		/* A PIE without PT_INTERP: it relocates
-				   itself (musl's rcrt1.o).  */
+  bool static_pie;		/* A PIE without PT_INTERP nor DT_NEEDED:
+				   it relocates itself (musl's rcrt1.o).  */
   const char *interp;		/* PT_INTERP contents, or NULL.  */
   void *abfd;			/* The BFD (bfd *), kept open for libopcodes;
 				   NULL from object_read.  */

@@ -96,6 +96,7 @@ static_runtime_load (struct static_runtime *srt, const char *path,
   struct mips_object *rt = &srt->obj;
   const struct object_segment *load[2];
   size_t n_load = 0, n_rel = 0, off;
+  unsigned char *words;
   uint32_t base = (vaddr + 0xffffu) & ~0xffffu, first;
   char *err = NULL;
 
@@ -126,8 +127,15 @@ static_runtime_load (struct static_runtime *srt, const char *path,
       || load[0]->offset != 0 || !(load[0]->flags & PF_X)
       || (load[1]->flags & PF_X) || load[1]->vaddr < load[0]->memsz
       || (load[1]->vaddr - load[1]->offset) % 0x10000 != 0
-      || load[0]->filesz < 4 * STATIC_ENTRY_WORDS || (rt->e_entry & 3) != 0
-      || rt->e_entry > load[0]->filesz - 4 * STATIC_ENTRY_WORDS)
+      || load[0]->filesz < STATIC_ENTRY_SIZE || (rt->e_entry & 3) != 0
+      || rt->e_entry > load[0]->filesz - STATIC_ENTRY_SIZE)
+    return refuse (errmsg, path, "is not laid out as profcopy's static "
+		   "runtime");
+  /* The entry branches over the words profcopy fills (`b' is `beq
+     $0,$0'): a runtime built with another layout of them has another
+     offset.  */
+  if (object_get32 (rt, rt->image + rt->e_entry)
+      != 0x10000000u + (STATIC_ENTRY_SIZE - 4) / 4)
     return refuse (errmsg, path, "is not laid out as profcopy's static "
 		   "runtime");
   for (size_t i = 0; i < 2; i++)
@@ -148,6 +156,7 @@ static_runtime_load (struct static_runtime *srt, const char *path,
       return false;
     }
   memcpy (srt->image, rt->image, rt->size);
+  words = srt->image + rt->e_entry;
 
   for (size_t i = 0; i < rt->n_dynrelocs; i++)
     {
@@ -164,7 +173,7 @@ static_runtime_load (struct static_runtime *srt, const char *path,
 		       "apply");
       put_word (srt->image + off, object_get32 (rt, rt->image + off) + base,
 		big_endian);
-      put_word (srt->image + rt->e_entry + 48 + 4 * n_rel++,
+      put_word (words + STATIC_REL + 4 * n_rel++,
 		r->offset + base, big_endian);
     }
   /* The local GOT entries, as glibc's dynamic linker moves them: from
@@ -182,16 +191,16 @@ static_runtime_load (struct static_runtime *srt, const char *path,
       put_word (srt->image + off, object_get32 (rt, rt->image + off) + base,
 		big_endian);
     }
-  put_word (srt->image + rt->e_entry + 8, next_entry, big_endian);
-  put_word (srt->image + rt->e_entry + 12, phdr, big_endian);
-  put_word (srt->image + rt->e_entry + 16, phnum, big_endian);
-  put_word (srt->image + rt->e_entry + 20, ehdr, big_endian);
-  put_word (srt->image + rt->e_entry + 24, rt->gp + base, big_endian);
-  put_word (srt->image + rt->e_entry + 28, first, big_endian);
-  put_word (srt->image + rt->e_entry + 32, rt->dyn.local_gotno, big_endian);
-  put_word (srt->image + rt->e_entry + 36, prog_got, big_endian);
-  put_word (srt->image + rt->e_entry + 40, prog_got_n, big_endian);
-  put_word (srt->image + rt->e_entry + 44, n_rel, big_endian);
+  put_word (words + STATIC_NEXT_ENTRY, next_entry, big_endian);
+  put_word (words + STATIC_PHDR, phdr, big_endian);
+  put_word (words + STATIC_PHNUM, phnum, big_endian);
+  put_word (words + STATIC_EHDR, ehdr, big_endian);
+  put_word (words + STATIC_GP, rt->gp + base, big_endian);
+  put_word (words + STATIC_GOT_FIRST, first, big_endian);
+  put_word (words + STATIC_GOT_N, rt->dyn.local_gotno, big_endian);
+  put_word (words + STATIC_PROG_GOT, prog_got, big_endian);
+  put_word (words + STATIC_PROG_GOT_N, prog_got_n, big_endian);
+  put_word (words + STATIC_N_REL, n_rel, big_endian);
 
   offset = (offset + 0xffffu) & ~0xffffu;
   for (size_t i = 0; i < 2; i++)

@@ -17,11 +17,7 @@
 /* The file name of the static runtime, beside libprofcopy.so.  */
 #define STATIC_RUNTIME_NAME "libprofcopy-static.so"
 
-/* The words at the start of the runtime's entry that profcopy fills
-   (runtime/static-entry.S), and how many R_MIPS_REL32 words the entry
-   can move by a static PIE's load bias.  */
-#define STATIC_ENTRY_WORDS 20
-#define STATIC_MAX_REL 8
+#include "static-entry.h"
 
 /* The static runtime, relocated for its place in one copy.  */
 struct static_runtime

@@ -6,32 +6,30 @@
    Public License version 3 or later; see COPYING.
 
    profcopy makes this the copy's entry point (e_entry) and fills the
-   words after the first two instructions (profcopy/static-runtime.c),
-   all addresses as linked:
+   words after the first two instructions (profcopy/static-runtime.c;
+   their offsets are include/static-entry.h's): where the program's own
+   entry starts in the copy, the program header table to show the
+   program and its number of entries, the ELF header in memory, this
+   runtime's gp, the index of its first local GOT entry to move and its
+   number of local GOT entries, the first of the copy's new GOT entries
+   and their number (a static PIE's), the number of this runtime's
+   words that hold addresses (R_MIPS_REL32) and their addresses.
 
-     +8   where the program's own entry starts in the copy
-     +12  the program header table the program is to see
-     +16  its number of entries (0: none)
-     +20  the ELF header in memory (all ones: none)
-     +24  this runtime's gp
-     +28  the first of its local GOT entries that move with it
-     +32  its number of local GOT entries
-     +36  the first of the program's new GOT entries (a static PIE's)
-     +40  their number
-     +44  the number N of its words that hold addresses (R_MIPS_REL32)
-     +48  their addresses, N of them, at most STATIC_MAX_REL
+   profcopy has moved the runtime's GOT entries and those words to where
+   it placed the runtime.  A static PIE is loaded elsewhere, by its load
+   bias: the gp the code computes less the gp as placed.  It moves its
+   own local GOT entries but not the ones its copy has more, which its
+   code uses from the start (the counters' addresses).  Before any C
+   code runs, the entry adds the bias to the runtime's GOT entries and
+   words and to the copy's new GOT entries, as a dynamic linker would;
+   then it calls pcrt_static_start (static.c) with the initial sp, the
+   table, its size, the header and the bias, and goes on to the
+   program's entry with sp, v0, s0, s1 and ra as the kernel left them
+   (every register zero but sp and v0, which the program's entry may
+   take for a function to register with atexit: a dynamic linker's,
+   none here).  */
 
-   profcopy has moved the GOT entries and those words to where it
-   placed the runtime.  A static PIE moves its own local GOT entries
-   but not the ones its copy has more, which its code uses from the
-   start (the counters' addresses): the entry moves those.  A static PIE is loaded elsewhere (its load bias:
-   the gp the code computes less the gp as linked); before any C code
-   runs, the entry adds the bias to them as a dynamic linker would, then
-   calls pcrt_static_start (static.c) with the initial sp, the three
-   values and the bias, and goes on to the program's entry with sp, v0,
-   s0, s1 and ra as the kernel left them (every register zero but sp
-   and v0, which the program's entry may take for a function to
-   register with atexit: a dynamic linker's, none here).  */
+#include "static-entry.h"
 
 #if defined __mips__ && _MIPS_SIM == _ABIO32
 
@@ -44,7 +42,6 @@
 	.text
 
 #define FRAME 40
-#define STATIC_MAX_REL 8
 
 	.hidden	pcrt_static_start
 	.align	2
@@ -55,17 +52,7 @@
 pcrt_static_entry:
 	b	1f
 	nop
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.word	0
-	.space	4 * STATIC_MAX_REL
+	.space	STATIC_ENTRY_SIZE - 8
 1:	addiu	$sp, $sp, -FRAME
 	sw	$2, 20($sp)
 	sw	$16, 24($sp)
@@ -81,13 +68,13 @@ pcrt_static_entry:
 	addiu	$28, $28, .Lgp - pcrt_static_entry
 	move	$16, $25
 	/* s1: the load bias.  */
-	lw	$8, 24($16)
+	lw	$8, STATIC_GP($16)
 	subu	$17, $28, $8
 	beqz	$17, 5f
 	nop
 	/* The local GOT entries from the first that moves.  */
-	lw	$9, 28($16)
-	lw	$10, 32($16)
+	lw	$9, STATIC_GOT_FIRST($16)
+	lw	$10, STATIC_GOT_N($16)
 	sll	$9, $9, 2
 	addu	$9, $9, $28
 	addiu	$9, $9, -0x7ff0
@@ -105,8 +92,8 @@ pcrt_static_entry:
 	bnez	$11, 3b
 	nop
 	/* The program's new GOT entries.  */
-4:	lw	$9, 36($16)
-	lw	$10, 40($16)
+4:	lw	$9, STATIC_PROG_GOT($16)
+	lw	$10, STATIC_PROG_GOT_N($16)
 	beqz	$10, 7f
 	addu	$9, $9, $17
 8:	lw	$11, 0($9)
@@ -116,9 +103,9 @@ pcrt_static_entry:
 	bnez	$10, 8b
 	addiu	$9, $9, 4
 	/* The words that hold addresses.  */
-7:	lw	$9, 44($16)
+7:	lw	$9, STATIC_N_REL($16)
 	beqz	$9, 5f
-	addiu	$10, $16, 48
+	addiu	$10, $16, STATIC_REL
 6:	lw	$11, 0($10)
 	addu	$11, $11, $17
 	lw	$12, 0($11)
@@ -128,14 +115,14 @@ pcrt_static_entry:
 	bnez	$9, 6b
 	addiu	$10, $10, 4
 5:	addiu	$4, $sp, FRAME
-	lw	$5, 12($16)
-	lw	$6, 16($16)
-	lw	$7, 20($16)
+	lw	$5, STATIC_PHDR($16)
+	lw	$6, STATIC_PHNUM($16)
+	lw	$7, STATIC_EHDR($16)
 	sw	$17, 16($sp)
 	lw	$25, %got(pcrt_static_start)($28)
 	jalr	$25
 	nop
-	lw	$25, 8($16)
+	lw	$25, STATIC_NEXT_ENTRY($16)
 	addu	$25, $25, $17
 	lw	$2, 20($sp)
 	lw	$16, 24($sp)

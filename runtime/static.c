@@ -36,9 +36,10 @@ PCRT_HIDDEN void pcrt_static_start (long *sp, uintptr_t phdr,
 
 /* glibc's static start-up takes the program headers from the ELF
    header that the first segment maps (__ehdr_start), not from the
-   auxiliary vector: give the one at EHDR the original's table, PHDR
-   and PHNUM, for as long as it takes to write it (the page is the
-   program's code, read-only again after).  */
+   auxiliary vector: give the one at EHDR the table to show, PHDR and
+   PHNUM (the original's, or the copy of it that finds the copy's
+   unwind tables), for as long as it takes to write it (the page is
+   the program's code, read-only again after).  */
 
 static void
 original_header (ElfW (Ehdr) *ehdr, uintptr_t phdr, uintptr_t phnum)

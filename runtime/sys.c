@@ -258,45 +258,6 @@ rt_getenv (char *const *envp, const char *name)
   return NULL;
 }
 
-/* The PROFCOPY_ variables of the environment the runtime started with:
-   the few the runtime reads, found in one pass over an environment that
-   may have hundreds of others.  */
-#define MAX_SETTINGS 16
-static const char *settings[MAX_SETTINGS];
-static size_t n_settings;
-
-void
-rt_note_settings (char *const *envp)
-{
-  static const char prefix[] = "PROFCOPY_";
-
-  n_settings = 0;
-  for (; envp != NULL && *envp != NULL && n_settings < MAX_SETTINGS; envp++)
-    {
-      const char *e = *envp;
-      size_t k = 0;
-      while (k < sizeof prefix - 1 && e[k] == prefix[k])
-	k++;
-      if (k == sizeof prefix - 1)
-	settings[n_settings++] = e;
-    }
-}
-
-const char *
-rt_setting (const char *name)
-{
-  for (size_t i = 0; i < n_settings; i++)
-    {
-      const char *e = settings[i];
-      size_t k = 0;
-      while (name[k] != '\0' && e[k] == name[k])
-	k++;
-      if (name[k] == '\0' && e[k] == '=')
-	return e + k + 1;
-    }
-  return NULL;
-}
-
 void
 rt_say (const char *const *parts)
 {

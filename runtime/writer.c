@@ -360,13 +360,14 @@ static void
 report_carry_test (void)
 {
   uint32_t biased, watcher_wraps, other_wraps;
-  const char *file;
+  const char *file = rt_getenv (pcrt_environment (),
+				"PROFCOPY_TEST_CARRY_REPORT");
   char line[96], num[24];
   size_t len = 0;
   long fd;
 
   if (!pcrt_fold_test_figures (&biased, &watcher_wraps, &other_wraps)
-      || (file = rt_setting ("PROFCOPY_TEST_CARRY_REPORT")) == NULL)
+      || file == NULL)
     return;
   rt_append (line, sizeof line, &len, "biased ", 7);
   rt_append (line, sizeof line, &len, num, rt_format_decimal (num, biased));
@@ -391,9 +392,9 @@ report_carry_test (void)
    note the starting directory.  */
 
 static void
-read_output_setting (void)
+read_output_setting (char *const *env)
 {
-  const char *o = rt_setting ("PROFCOPY_OUTPUT");
+  const char *o = rt_getenv (env, "PROFCOPY_OUTPUT");
   size_t len = 0;
   long n = sys_getcwd (start_dir, sizeof start_dir - 1);
 
@@ -426,15 +427,13 @@ read_output_setting (void)
 void
 pcrt_writer_init (char *const *env)
 {
-  const char *tables, *counts;
+  const char *tables = rt_getenv (env, "PROFCOPY_TABLES");
+  const char *counts = rt_getenv (env, "PROFCOPY_COUNTS");
 
-  rt_note_settings (env);
-  tables = rt_setting ("PROFCOPY_TABLES");
-  counts = rt_setting ("PROFCOPY_COUNTS");
-  verbose = rt_setting ("PROFCOPY_VERBOSE") != NULL;
+  verbose = rt_getenv (env, "PROFCOPY_VERBOSE") != NULL;
   pcrt_tables_here = tables != NULL && rt_streq (tables, "profile");
   pcrt_dense_asked = counts != NULL && rt_streq (counts, "all");
-  read_output_setting ();
+  read_output_setting (env);
 }
 
 bool

@@ -516,7 +516,9 @@ show_phdrs (struct rewriter *rw, const struct seg_parts *at)
       put32 (ph + 28, 4, be);
     }
   put32 (t + 32 * top + 20, text_end - obj->segments[top].vaddr, be);
-  /* musl's start-up takes the load bias from PT_PHDR's address.  */
+  /* A libc may take the load bias from PT_PHDR's address less its
+     p_vaddr (musl's static TLS set-up does, but for a static PIE,
+     whose PT_DYNAMIC, unchanged here, it prefers).  */
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_PHDR)
       {
