@@ -284,7 +284,7 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
   const struct new_got *g = &rw->e.plan.got;
   struct static_runtime srt;
   char *path = static_runtime_path (rw->opts->runtime, obj->big_endian);
-  uint32_t end, file_end, phdr = 0, ehdr = UINT32_MAX;
+  uint32_t end, file_end, phdr = 0, phnum = 0, ehdr = UINT32_MAX;
   bool ok;
 
   if (path == NULL)
@@ -301,6 +301,7 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
 					      - (obj->e_phoff - s->offset))
 	{
 	  phdr = s->vaddr + (obj->e_phoff - s->offset);
+	  phnum = (uint32_t) obj->n_segments;
 	  if (s->offset == 0)
 	    ehdr = s->vaddr;
 	  break;
@@ -308,13 +309,13 @@ write_static (const struct rewriter *rw, struct new_segment *seg, mode_t mode,
     }
   /* Or the copy of it that finds the new unwind tables
      (emit/segment.c, show_phdrs).  */
-  if (phdr != 0 && rw->shown_phdr != 0)
-    phdr = rw->shown_phdr;
+  if (phnum != 0 && rw->shown_phdr != 0)
+    {
+      phdr = rw->shown_phdr;
+      phnum = rw->shown_phnum;
+    }
   ok = static_runtime_load (&srt, path, obj->big_endian, end, file_end,
-			    emit_map (&rw->e, obj->e_entry), phdr,
-			    phdr == 0 ? 0
-			    : rw->shown_phdr != 0 ? rw->shown_phnum
-			    : (uint32_t) obj->n_segments, ehdr,
+			    emit_map (&rw->e, obj->e_entry), phdr, phnum, ehdr,
 			    g->addr + 4 * g->n_old_local,
 			    obj->static_pie ? g->n_new : 0, errmsg);
   free (path);

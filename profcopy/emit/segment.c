@@ -94,6 +94,23 @@ seg_file_offset (const struct rewriter *rw, size_t off)
   return rw->seg_offset + rw->rw_file + (uint32_t) (off - rw->rw_start);
 }
 
+/* Point the program header PH at the SIZE bytes at offset OFF of RW's
+   new segments: its file offset, address and sizes.  */
+
+static void
+point_phdr (const struct rewriter *rw, unsigned char *ph, size_t off,
+	    uint32_t size)
+{
+  bool be = rw->a.obj.big_endian;
+  uint32_t vaddr = rw->sb.vaddr + (uint32_t) off;
+
+  put32 (ph + 4, seg_file_offset (rw, off), be);
+  put32 (ph + 8, vaddr, be);
+  put32 (ph + 12, vaddr, be);
+  put32 (ph + 16, size, be);
+  put32 (ph + 20, size, be);
+}
+
 /* Add a section header NAME for SIZE bytes at ADDR of the segment.  */
 
 static void
@@ -288,14 +305,8 @@ move_dynamic (struct rewriter *rw, char **errmsg)
   /* Point PT_DYNAMIC and the .dynamic section header at the copy.  */
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_DYNAMIC)
-      {
-	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
-	put32 (ph + 4, seg_file_offset (rw, dyn_off), be);
-	put32 (ph + 8, dyn_addr, be);
-	put32 (ph + 12, dyn_addr, be);
-	put32 (ph + 16, (uint32_t) (8 * k), be);
-	put32 (ph + 20, (uint32_t) (8 * k), be);
-      }
+      point_phdr (rw, rw->image + obj->e_phoff + 32 * i, dyn_off,
+		  (uint32_t) (8 * k));
   free (rpath);
   return true;
 
@@ -316,7 +327,7 @@ move_interp (struct rewriter *rw, char **errmsg)
   const struct mips_object *obj = &rw->a.obj;
   const char *path = rw->opts->interp;
   size_t len = strlen (path) + 1, off;
-  bool be = obj->big_endian, found = false;
+  bool found = false;
 
   /* What the kernel reads of a PT_INTERP (binfmt_elf).  */
   if (len > PATH_MAX)
@@ -334,12 +345,8 @@ move_interp (struct rewriter *rw, char **errmsg)
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_INTERP)
       {
-	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
-	put32 (ph + 4, seg_file_offset (rw, off), be);
-	put32 (ph + 8, rw->interp_addr, be);
-	put32 (ph + 12, rw->interp_addr, be);
-	put32 (ph + 16, rw->interp_size, be);
-	put32 (ph + 20, rw->interp_size, be);
+	point_phdr (rw, rw->image + obj->e_phoff + 32 * i, off,
+		    rw->interp_size);
 	found = true;
       }
   if (!found)
@@ -438,14 +445,8 @@ build_eh (struct rewriter *rw, char **errmsg)
   rw->eh_hdr_size = (uint32_t) hdr_size;
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_GNU_EH_FRAME)
-      {
-	unsigned char *ph = rw->image + obj->e_phoff + 32 * i;
-	put32 (ph + 4, seg_file_offset (rw, hdr_off), obj->big_endian);
-	put32 (ph + 8, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
-	put32 (ph + 12, sb->vaddr + (uint32_t) hdr_off, obj->big_endian);
-	put32 (ph + 16, (uint32_t) hdr_size, obj->big_endian);
-	put32 (ph + 20, (uint32_t) hdr_size, obj->big_endian);
-      }
+      point_phdr (rw, rw->image + obj->e_phoff + 32 * i, hdr_off,
+		  (uint32_t) hdr_size);
   return true;
 }
 
@@ -507,11 +508,7 @@ show_phdrs (struct rewriter *rw, const struct seg_parts *at)
 	n++;
       ph = t + 32 * eh;
       put32 (ph, PT_GNU_EH_FRAME, be);
-      put32 (ph + 4, seg_file_offset (rw, rw->eh_hdr - rw->sb.vaddr), be);
-      put32 (ph + 8, rw->eh_hdr, be);
-      put32 (ph + 12, rw->eh_hdr, be);
-      put32 (ph + 16, rw->eh_hdr_size, be);
-      put32 (ph + 20, rw->eh_hdr_size, be);
+      point_phdr (rw, ph, rw->eh_hdr - rw->sb.vaddr, rw->eh_hdr_size);
       put32 (ph + 24, PF_R, be);
       put32 (ph + 28, 4, be);
     }
@@ -521,14 +518,7 @@ show_phdrs (struct rewriter *rw, const struct seg_parts *at)
      whose PT_DYNAMIC, unchanged here, it prefers).  */
   for (size_t i = 0; i < obj->n_segments; i++)
     if (obj->segments[i].type == PT_PHDR)
-      {
-	unsigned char *ph = t + 32 * i;
-	put32 (ph + 4, seg_file_offset (rw, at->shown), be);
-	put32 (ph + 8, rw->sb.vaddr + (uint32_t) at->shown, be);
-	put32 (ph + 12, rw->sb.vaddr + (uint32_t) at->shown, be);
-	put32 (ph + 16, 32 * n, be);
-	put32 (ph + 20, 32 * n, be);
-      }
+      point_phdr (rw, t + 32 * i, at->shown, 32 * n);
   rw->shown_phdr = rw->sb.vaddr + (uint32_t) at->shown;
   rw->shown_phnum = n;
 }
