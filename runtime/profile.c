@@ -463,7 +463,7 @@ pcrt_start (int argc, char **argv, char **envp)
   pcrt_note_program_file ((const char *) aux_value (auxv, AT_EXECFN));
   pcrt_writer_init (env);
   pcrt_fill_probe_slots ();
-  pcrt_watch_folded_objects (rt_getenv (env, "PROFCOPY_TEST_CARRY"));
+  pcrt_watch_folded_objects (rt_setting ("PROFCOPY_TEST_CARRY"));
   pcrt_take_signals (signal_handler);
   /* With the exit hooked, the profile is written at exit_group, and
      the exec functions go on to libc's, found when first called

@@ -200,8 +200,9 @@ PCRT_HIDDEN uint32_t pcrt_retired_put (void);
 
 /* writer.c.  */
 
-/* Read the writer's settings from the environment ENV:
-   PROFCOPY_OUTPUT, PROFCOPY_TABLES, PROFCOPY_VERBOSE, and the
+/* Note the PROFCOPY_ variables of the environment ENV (rt_setting) and
+   read the writer's settings from them: PROFCOPY_OUTPUT,
+   PROFCOPY_TABLES, PROFCOPY_COUNTS, PROFCOPY_VERBOSE; and the
    directory the program starts in.  */
 PCRT_HIDDEN void pcrt_writer_init (char *const *env);
 

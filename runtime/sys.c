@@ -258,6 +258,65 @@ rt_getenv (char *const *envp, const char *name)
   return NULL;
 }
 
+/* The PROFCOPY_ variables the runtime reads at start and exit, after
+   their common prefix, and the value of each that rt_note_settings
+   found: the first one of its name in the environment, as getenv
+   finds it.  One pass over an environment that may hold hundreds of
+   other variables finds them all.  (An array of arrays, not of
+   pointers: libprofcopy-static.so may have few relocations.)  */
+static const char setting_prefix[] = "PROFCOPY_";
+static const char setting_names[][18] = {
+  "OUTPUT", "TABLES", "COUNTS", "VERBOSE", "TEST_CARRY",
+  "TEST_CARRY_REPORT"
+};
+#define N_SETTINGS (sizeof setting_names / sizeof setting_names[0])
+static const char *setting_values[N_SETTINGS];
+
+void
+rt_note_settings (char *const *envp)
+{
+  for (size_t i = 0; i < N_SETTINGS; i++)
+    setting_values[i] = NULL;
+  for (; envp != NULL && *envp != NULL; envp++)
+    {
+      const char *e = *envp;
+      size_t k = 0;
+      while (k < sizeof setting_prefix - 1 && e[k] == setting_prefix[k])
+	k++;
+      if (k < sizeof setting_prefix - 1)
+	continue;
+      e += k;
+      for (size_t i = 0; i < N_SETTINGS; i++)
+	{
+	  const char *n = setting_names[i];
+	  size_t j = 0;
+	  while (n[j] != '\0' && e[j] == n[j])
+	    j++;
+	  if (n[j] == '\0' && e[j] == '=')
+	    {
+	      if (setting_values[i] == NULL)
+		setting_values[i] = e + j + 1;
+	      break;
+	    }
+	}
+    }
+}
+
+const char *
+rt_setting (const char *name)
+{
+  size_t k = 0;
+
+  while (k < sizeof setting_prefix - 1 && name[k] == setting_prefix[k])
+    k++;
+  if (k < sizeof setting_prefix - 1)
+    return NULL;
+  for (size_t i = 0; i < N_SETTINGS; i++)
+    if (rt_streq (name + k, setting_names[i]))
+      return setting_values[i];
+  return NULL;
+}
+
 void
 rt_say (const char *const *parts)
 {

@@ -235,6 +235,14 @@ bool rt_append (char *buf, size_t size, size_t *len, const char *s,
    NULL.  */
 const char *rt_getenv (char *const *envp, const char *name);
 
+/* Note the PROFCOPY_ variables of the environment ENVP (NULL: none), in
+   one pass over it, for rt_setting.  */
+void rt_note_settings (char *const *envp);
+
+/* The value of the PROFCOPY_ variable NAME (the whole name) that
+   rt_note_settings found, or NULL.  */
+const char *rt_setting (const char *name);
+
 /* Write "libprofcopy: " and the NUL-terminated strings of PARTS (ending
    with NULL) to standard error, then a newline.  */
 void rt_say (const char *const *parts);

@@ -360,14 +360,13 @@ static void
 report_carry_test (void)
 {
   uint32_t biased, watcher_wraps, other_wraps;
-  const char *file = rt_getenv (pcrt_environment (),
-				"PROFCOPY_TEST_CARRY_REPORT");
+  const char *file;
   char line[96], num[24];
   size_t len = 0;
   long fd;
 
   if (!pcrt_fold_test_figures (&biased, &watcher_wraps, &other_wraps)
-      || file == NULL)
+      || (file = rt_setting ("PROFCOPY_TEST_CARRY_REPORT")) == NULL)
     return;
   rt_append (line, sizeof line, &len, "biased ", 7);
   rt_append (line, sizeof line, &len, num, rt_format_decimal (num, biased));
@@ -392,9 +391,9 @@ report_carry_test (void)
    note the starting directory.  */
 
 static void
-read_output_setting (char *const *env)
+read_output_setting (void)
 {
-  const char *o = rt_getenv (env, "PROFCOPY_OUTPUT");
+  const char *o = rt_setting ("PROFCOPY_OUTPUT");
   size_t len = 0;
   long n = sys_getcwd (start_dir, sizeof start_dir - 1);
 
@@ -427,13 +426,15 @@ read_output_setting (char *const *env)
 void
 pcrt_writer_init (char *const *env)
 {
-  const char *tables = rt_getenv (env, "PROFCOPY_TABLES");
-  const char *counts = rt_getenv (env, "PROFCOPY_COUNTS");
+  const char *tables, *counts;
 
-  verbose = rt_getenv (env, "PROFCOPY_VERBOSE") != NULL;
+  rt_note_settings (env);
+  tables = rt_setting ("PROFCOPY_TABLES");
+  counts = rt_setting ("PROFCOPY_COUNTS");
+  verbose = rt_setting ("PROFCOPY_VERBOSE") != NULL;
   pcrt_tables_here = tables != NULL && rt_streq (tables, "profile");
   pcrt_dense_asked = counts != NULL && rt_streq (counts, "all");
-  read_output_setting (env);
+  read_output_setting ();
 }
 
 bool
