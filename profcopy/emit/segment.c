@@ -456,8 +456,9 @@ build_eh (struct rewriter *rw, char **errmsg)
    dl_iterate_phdr: a PT_LOAD that holds the address, and the
    PT_GNU_EH_FRAME beside it); the FDEs that crtbeginT.o registers are
    the original's, whose addresses the copy's code never runs at.  When
-   the program can catch an exception, show it at AT's `shown' a copy
-   of the original's table that finds the new tables: PT_GNU_EH_FRAME
+   the program can catch an exception, or unwind its own stack
+   (unwinds_stack), show it at AT's `shown' a copy of the original's
+   table that finds the new tables: PT_GNU_EH_FRAME
    names the new .eh_frame_hdr (in the place of a PT_NULL or
    PT_MIPS_REGINFO entry, which nothing reads at run time, else
    appended), and the PT_LOAD that ends highest reaches over the new
@@ -465,6 +466,35 @@ build_eh (struct rewriter *rw, char **errmsg)
    start-up runs a loop over the entries and looks for PT_GNU_EH_FRAME,
    so the counts of a few of its blocks differ from the original's
    when it finds one.  */
+
+/* The functions of a static glibc that unwind the stack they run on:
+   pthread_exit and pthread_cancel's forced unwind (run by
+   __pthread_unwind, at every cancellation point too), which runs the
+   thread's cleanup handlers frame by frame, and backtrace(3).  Every
+   static glibc program holds libgcc's unwinder (glibc's own code has
+   cleanup regions); these are the ways a C program uses it.  */
+static const char *const stack_unwinders[] = {
+  "__pthread_unwind", "__pthread_unwind_next", "__backtrace", "backtrace"
+};
+
+/* True if OBJ's symbols define a function that unwinds the stack it
+   runs on (stack_unwinders).  A stripped program shows none.  */
+
+static bool
+unwinds_stack (const struct mips_object *obj)
+{
+  for (size_t i = 0; i < obj->n_symbols; i++)
+    {
+      const struct object_symbol *sym = &obj->symbols[i];
+      if (sym->shndx == SHN_UNDEF || sym->type != STT_FUNC)
+	continue;
+      for (size_t k = 0;
+	   k < sizeof stack_unwinders / sizeof stack_unwinders[0]; k++)
+	if (strcmp (sym->name, stack_unwinders[k]) == 0)
+	  return true;
+    }
+  return false;
+}
 
 static void
 show_phdrs (struct rewriter *rw, const struct seg_parts *at)
@@ -479,7 +509,7 @@ show_phdrs (struct rewriter *rw, const struct seg_parts *at)
   size_t eh = n, spare = n, top = n;
   uint64_t top_end = 0;
 
-  if (!rw->eh_catches || rw->eh_hdr_size == 0)
+  if ((!rw->eh_catches && !unwinds_stack (obj)) || rw->eh_hdr_size == 0)
     return;
   memcpy (t, rw->image + obj->e_phoff, 32 * (size_t) n);
   for (size_t i = 0; i < n; i++)
