@@ -18,10 +18,14 @@
 #define STATIC_PHNUM 16		/* Their number, 0 for none.  */
 #define STATIC_EHDR 20		/* The ELF header, all ones for none.  */
 #define STATIC_GP 24		/* The runtime's gp.  */
-#define STATIC_GOT_FIRST 28	/* Index of its first moving GOT entry.  */
-#define STATIC_GOT_N 32		/* Its DT_MIPS_LOCAL_GOTNO.  */
+/* Two runs of words that hold addresses, each its first word's address
+   and its number of words, which the entry moves by the load bias: the
+   runtime's local GOT entries that move, then the program's new GOT
+   entries (none but in a static PIE).  */
+#define STATIC_GOT 28		/* The runtime's first moving GOT entry.  */
+#define STATIC_GOT_N 32		/* How many.  */
 #define STATIC_PROG_GOT 36	/* The program's first new GOT entry.  */
-#define STATIC_PROG_GOT_N 40	/* How many, 0 but in a static PIE.  */
+#define STATIC_PROG_GOT_N 40	/* How many.  */
 #define STATIC_N_REL 44		/* Words of the runtime's R_MIPS_REL32.  */
 #define STATIC_REL 48		/* Their addresses.  */
 #define STATIC_MAX_REL 8	/* Room for that many.  */

@@ -142,10 +142,6 @@ static_runtime_load (struct static_runtime *srt, const char *path,
     if (load[i]->offset > rt->size
 	|| load[i]->filesz > rt->size - load[i]->offset)
       return refuse (errmsg, path, "is truncated");
-  /* The entry finds the GOT 0x7ff0 below gp.  */
-  if (rt->gp != rt->got_addr + 0x7ff0)
-    return refuse (errmsg, path, "is not laid out as profcopy's static "
-		   "runtime");
   /* No global GOT entry: nothing to look up.  */
   if (rt->dyn.symtabno > rt->dyn.gotsym || rt->dyn.local_gotno < 2)
     return refuse (errmsg, path, "imports or exports symbols");
@@ -196,8 +192,9 @@ static_runtime_load (struct static_runtime *srt, const char *path,
   put_word (words + STATIC_PHNUM, phnum, big_endian);
   put_word (words + STATIC_EHDR, ehdr, big_endian);
   put_word (words + STATIC_GP, rt->gp + base, big_endian);
-  put_word (words + STATIC_GOT_FIRST, first, big_endian);
-  put_word (words + STATIC_GOT_N, rt->dyn.local_gotno, big_endian);
+  put_word (words + STATIC_GOT, rt->got_addr + 4 * first + base,
+	    big_endian);
+  put_word (words + STATIC_GOT_N, rt->dyn.local_gotno - first, big_endian);
   put_word (words + STATIC_PROG_GOT, prog_got, big_endian);
   put_word (words + STATIC_PROG_GOT_N, prog_got_n, big_endian);
   put_word (words + STATIC_N_REL, n_rel, big_endian);

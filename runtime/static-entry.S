@@ -10,9 +10,9 @@
    their offsets are include/static-entry.h's): where the program's own
    entry starts in the copy, the program header table to show the
    program and its number of entries, the ELF header in memory, this
-   runtime's gp, the index of its first local GOT entry to move and its
-   number of local GOT entries, the first of the copy's new GOT entries
-   and their number (a static PIE's), the number of this runtime's
+   runtime's gp, the first of its local GOT entries to move and their
+   number, the first of the copy's new GOT entries and their number (a
+   static PIE's), the number of this runtime's
    words that hold addresses (R_MIPS_REL32) and their addresses.
 
    profcopy has moved the runtime's GOT entries and those words to where
@@ -72,29 +72,13 @@ pcrt_static_entry:
 	subu	$17, $28, $8
 	beqz	$17, 5f
 	nop
-	/* The local GOT entries from the first that moves.  */
-	lw	$9, STATIC_GOT_FIRST($16)
-	lw	$10, STATIC_GOT_N($16)
-	sll	$9, $9, 2
-	addu	$9, $9, $28
-	addiu	$9, $9, -0x7ff0
-	sll	$10, $10, 2
-	addu	$10, $10, $28
-	addiu	$10, $10, -0x7ff0
-	sltu	$11, $9, $10
-	beqz	$11, 4f
-	nop
-3:	lw	$11, 0($9)
-	addu	$11, $11, $17
-	sw	$11, 0($9)
-	addiu	$9, $9, 4
-	sltu	$11, $9, $10
-	bnez	$11, 3b
-	nop
-	/* The program's new GOT entries.  */
-4:	lw	$9, STATIC_PROG_GOT($16)
-	lw	$10, STATIC_PROG_GOT_N($16)
-	beqz	$10, 7f
+	/* The two runs of GOT entries: address as placed and number of
+	   words each, this runtime's then the program's.  */
+	addiu	$12, $16, STATIC_GOT
+	addiu	$13, $16, STATIC_PROG_GOT_N + 4
+3:	lw	$9, 0($12)
+	lw	$10, 4($12)
+	beqz	$10, 4f
 	addu	$9, $9, $17
 8:	lw	$11, 0($9)
 	addu	$11, $11, $17
@@ -102,8 +86,11 @@ pcrt_static_entry:
 	addiu	$10, $10, -1
 	bnez	$10, 8b
 	addiu	$9, $9, 4
+4:	addiu	$12, $12, 8
+	bne	$12, $13, 3b
+	nop
 	/* The words that hold addresses.  */
-7:	lw	$9, STATIC_N_REL($16)
+	lw	$9, STATIC_N_REL($16)
 	beqz	$9, 5f
 	addiu	$10, $16, STATIC_REL
 6:	lw	$11, 0($10)
