@@ -228,9 +228,10 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_PC
 	       ? R (REG_RA) : 0);
   if ((call || jump) && !(moved & R (REG_T9))
-      && t9_holds (e, insn, insn->target))
+      && t9_holds (e, insn, insn->target) && t9_kept (e, insn))
     {
-      /* t9 holds the target: the only way the original can work.  */
+      /* t9 holds the target, and the counting code before the branch
+	 left it so.  */
       e->layout.long_kind[w] = LONG_T9;
       return true;
     }
