@@ -464,27 +464,6 @@ pair_entry (const struct finder *f, uint32_t t)
   return ret != NULL && ret->kind == INSN_RETURN;
 }
 
-/* Whether the local GOT slot at SLOT_ADDR (0: none), whose value C is
-   64 KiB-aligned, may be a function's address rather than a page, when
-   the uses of the register loaded from it say so (follow_constant): a
-   function
-   starts at C, and the slot is the primary GOT's (plan_got's
-   moved_pages), so the copy's slot may take the function's new address
-   and the %lo references through it follow.  An executable's local
-   GOT entry may be both: GCC's main at 0x10000, which _start hands to
-   __libc_start_main from the GOT as it is, was left the original's.  */
-
-static bool
-page_is_address (const struct finder *f, uint32_t c, uint32_t slot_addr,
-		 bool maybe)
-{
-  const struct mips_object *obj = f->obj;
-
-  return slot_addr != 0 && !maybe && (c & 0xffff) == 0
-	 && object_is_code (obj, c) && known_entry (f, c)
-	 && slot_addr - obj->got_addr < obj->got_primary;
-}
-
 /* REG, set by DEF, holds the constant C, first loaded by the
    instruction at ORIGIN: a GOT load when SLOT_ADDR is not 0, else a
    lui.  A store of REG to the stack is followed from its reloads.
@@ -515,12 +494,6 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
     return false;
   have_span = function_span (f, def->addr, &lo, &hi);
   use = readers (f, def, reg, &n, &ok);
-  /* A value no instruction reads goes to a call in an argument
-     register (or leaves the function): as a page it would be read by
-     the addiu or load of its %lo.  */
-  if (ok && n == 0 && have_span && reg >= REG_A0 && reg <= REG_A0 + 3
-      && page_is_address (f, c, slot_addr, maybe))
-    ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
   for (size_t i = 0; ok && i < n; i++)
     {
       const struct insn *u = use[i];
@@ -583,13 +556,6 @@ follow_constant (struct finder *f, const struct insn *def, unsigned reg,
 	  if (!elsewhere)
 	    ok = add_spill (f, u, c, slot_addr, origin);
 	}
-      /* A 64 KiB-aligned value that a function starts at, stored in
-	 memory as it is, is that function's address, not a page (see
-	 page_is_address).  */
-      else if (page_is_address (f, c, slot_addr, maybe)
-	       && in_function && u->op == OP_SW && u->rt == reg
-	       && u->rs != REG_SP && u->rs != reg)
-	ok = add_got_slot (f, (slot_addr - obj->got_addr) / 4, slot_addr, c);
       /* A jump through the slot's value makes it a function's address
 	 that the copy must move.  A page is one only if a function starts
 	 there and the jump is in the load's own function: a walk cut
