@@ -378,11 +378,6 @@ bool got_load_value (const struct emitter *e, const struct insn *insn,
 bool t9_holds (const struct emitter *e, const struct insn *insn,
 	       uint32_t target);
 
-/* True if t9 still holds, when the branch INSN runs in the copy, what
-   the original's code last wrote to it: no increment planned in
-   between takes t9 for scratch (got.c).  */
-bool t9_kept (const struct emitter *e, const struct insn *insn);
-
 bool plan_gotref_forms (struct emitter *e, char **errmsg);
 
 /* plan/translate.c.  */

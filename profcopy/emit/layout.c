@@ -227,11 +227,14 @@ choose_long (struct emitter *e, const struct insn *insn, long w,
 	       ? R (REG_T9) : 0)
 	    | (GOTREF_KIND (e->plan.gotref_form[w + 1]) == GOTREF_PC
 	       ? R (REG_RA) : 0);
+  /* t9 holds the target, and it is live where the branch goes (as at
+     every call), so no counting code on the way took it for scratch.
+     Where a jump's target does not read t9, an increment may have
+     taken it; another form then serves as well.  */
   if ((call || jump) && !(moved & R (REG_T9))
-      && t9_holds (e, insn, insn->target) && t9_kept (e, insn))
+      && t9_holds (e, insn, insn->target)
+      && (call || ((t->live_in | keep_t9 (e, insn->target)) & R (REG_T9))))
     {
-      /* t9 holds the target, and the counting code before the branch
-	 left it so.  */
       e->layout.long_kind[w] = LONG_T9;
       return true;
     }

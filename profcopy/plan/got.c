@@ -324,55 +324,6 @@ t9_holds (const struct emitter *e, const struct insn *insn, uint32_t target)
 	 && t9_holds_at (e, e->layout.t9_const, b, insn, target);
 }
 
-/* True if the counting code that E plans leaves REG as it was: it is
-   none of SN's scratch registers, nor the one that keeps ra, or SN
-   saves it.  */
-
-static bool
-snippet_keeps (const struct snippet *sn, unsigned reg)
-{
-  bool used = sn->ra_keep == reg;
-
-  for (size_t i = 0; i < sizeof sn->regs / sizeof sn->regs[0]; i++)
-    used |= sn->regs[i] == reg;
-  for (size_t i = 0; i < sn->n_spill; i++)
-    if (sn->spill[i] == reg)
-      return true;
-  return !used;
-}
-
-/* True if t9, as the original sets it before the branch INSN, still
-   holds that value in the copy when INSN runs: no counting code that E
-   plans between t9's last write (or the start of INSN's block, when
-   t9 holds its value on every way in) and INSN uses t9 for scratch.
-   Where the branch's target does not read t9, t9 is dead there, and an
-   increment may well take it: a long form through t9 would then jump
-   to what the increment left in it.  */
-
-bool
-t9_kept (const struct emitter *e, const struct insn *insn)
-{
-  const struct cfg *cfg = &e->a->cfg;
-  const struct insn *wr = last_writer (e, insn, REG_T9);
-  const struct block *b = cfg_block_at (cfg, insn->addr);
-  const struct block *first = wr != NULL ? cfg_block_at (cfg, wr->addr) : b;
-
-  if (b == NULL || first == NULL || first > b)
-    return false;
-  for (const struct block *k = first; k <= b; k++)
-    {
-      const struct count_plan *p = &e->plan.blocks[k - cfg->blocks];
-      if (p->iv || (k == b && p->edge)
-	  || (p->count_fall && k != b && !snippet_keeps (&p->fall_s, REG_T9)))
-	return false;
-      /* The block's increment, unless it comes before t9's write.  */
-      if (!p->derived && !snippet_keeps (&p->s, REG_T9)
-	  && (wr == NULL || k != first || p->edge || p->at > wr->addr))
-	return false;
-    }
-  return true;
-}
-
 void
 preds_free (struct preds *p)
 {
