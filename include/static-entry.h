@@ -30,6 +30,13 @@
 #define STATIC_REL 48		/* Their addresses.  */
 #define STATIC_MAX_REL 8	/* Room for that many.  */
 
+/* The entry walks the two runs as (address, count) pairs, one after
+   the other.  */
+#if STATIC_GOT_N != STATIC_GOT + 4 || STATIC_PROG_GOT != STATIC_GOT + 8 \
+    || STATIC_PROG_GOT_N != STATIC_GOT + 12
+#error "the two runs of GOT entries must be adjacent (address, count) pairs"
+#endif
+
 /* The bytes of it all: the code follows.  */
 #define STATIC_ENTRY_SIZE (STATIC_REL + 4 * STATIC_MAX_REL)
 

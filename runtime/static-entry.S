@@ -75,7 +75,7 @@ pcrt_static_entry:
 	/* The two runs of GOT entries: address as placed and number of
 	   words each, this runtime's then the program's.  */
 	addiu	$12, $16, STATIC_GOT
-	addiu	$13, $16, STATIC_PROG_GOT_N + 4
+	addiu	$13, $16, STATIC_GOT + 16
 3:	lw	$9, 0($12)
 	lw	$10, 4($12)
 	beqz	$10, 4f

@@ -258,8 +258,9 @@ rt_getenv (char *const *envp, const char *name)
   return NULL;
 }
 
-/* The PROFCOPY_ variables the runtime reads at start and exit, after
-   their common prefix, and the value of each that rt_note_settings
+/* The PROFCOPY_ variables the runtime reads at start and exit (a
+   trace's own, trace-file.c's, are looked up when tracing starts),
+   after their common prefix, and the value of each that rt_note_settings
    found: the first one of its name in the environment, as getenv
    finds it.  One pass over an environment that may hold hundreds of
    other variables finds them all.  (An array of arrays, not of

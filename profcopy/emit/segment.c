@@ -474,7 +474,8 @@ build_eh (struct rewriter *rw, char **errmsg)
    static glibc program holds libgcc's unwinder (glibc's own code has
    cleanup regions); these are the ways a C program uses it.  */
 static const char *const stack_unwinders[] = {
-  "__pthread_unwind", "__pthread_unwind_next", "__backtrace", "backtrace"
+  "__pthread_unwind", "__pthread_unwind_next", "___pthread_unwind_next",
+  "__backtrace", "backtrace"
 };
 
 /* True if OBJ's symbols define a function that unwinds the stack it
