@@ -239,21 +239,36 @@ rt_append (char *buf, size_t size, size_t *len, const char *s, size_t n)
   return true;
 }
 
+/* S past PREFIX if S starts with it, else NULL.  */
+
+static const char *
+after_prefix (const char *s, const char *prefix)
+{
+  for (; *prefix != '\0'; s++, prefix++)
+    if (*s != *prefix)
+      return NULL;
+  return s;
+}
+
+/* The value of the environment entry E if it is NAME=VALUE, else
+   NULL.  */
+
+static const char *
+entry_value (const char *e, const char *name)
+{
+  const char *v = after_prefix (e, name);
+
+  return v != NULL && *v == '=' ? v + 1 : NULL;
+}
+
 const char *
 rt_getenv (char *const *envp, const char *name)
 {
-  size_t n = rt_strlen (name);
-
-  if (envp == NULL)
-    return NULL;
-  for (; *envp != NULL; envp++)
+  for (; envp != NULL && *envp != NULL; envp++)
     {
-      const char *e = *envp;
-      size_t k = 0;
-      while (k < n && e[k] == name[k])
-	k++;
-      if (k == n && e[n] == '=')
-	return e + n + 1;
+      const char *v = entry_value (*envp, name);
+      if (v != NULL)
+	return v;
     }
   return NULL;
 }
@@ -280,40 +295,25 @@ rt_note_settings (char *const *envp)
     setting_values[i] = NULL;
   for (; envp != NULL && *envp != NULL; envp++)
     {
-      const char *e = *envp;
-      size_t k = 0;
-      while (k < sizeof setting_prefix - 1 && e[k] == setting_prefix[k])
-	k++;
-      if (k < sizeof setting_prefix - 1)
+      const char *e = after_prefix (*envp, setting_prefix), *v = NULL;
+      size_t i = 0;
+
+      if (e == NULL)
 	continue;
-      e += k;
-      for (size_t i = 0; i < N_SETTINGS; i++)
-	{
-	  const char *n = setting_names[i];
-	  size_t j = 0;
-	  while (n[j] != '\0' && e[j] == n[j])
-	    j++;
-	  if (n[j] == '\0' && e[j] == '=')
-	    {
-	      if (setting_values[i] == NULL)
-		setting_values[i] = e + j + 1;
-	      break;
-	    }
-	}
+      while (i < N_SETTINGS && (v = entry_value (e, setting_names[i])) == NULL)
+	i++;
+      if (v != NULL && setting_values[i] == NULL)
+	setting_values[i] = v;
     }
 }
 
 const char *
 rt_setting (const char *name)
 {
-  size_t k = 0;
+  const char *n = after_prefix (name, setting_prefix);
 
-  while (k < sizeof setting_prefix - 1 && name[k] == setting_prefix[k])
-    k++;
-  if (k < sizeof setting_prefix - 1)
-    return NULL;
-  for (size_t i = 0; i < N_SETTINGS; i++)
-    if (rt_streq (name + k, setting_names[i]))
+  for (size_t i = 0; n != NULL && i < N_SETTINGS; i++)
+    if (rt_streq (n, setting_names[i]))
       return setting_values[i];
   return NULL;
 }
